@@ -1,0 +1,45 @@
+"""Fixtures shared by every package's tests: the real offline embedding model.
+
+``model_dir`` is a folder fastembed loads with no network (see minirag_testkit);
+``model_env`` is the environment that points minirag at it (MODEL_NAME + MODEL_PATH).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from minirag_testkit import MODEL_NAME, model_dir as _model_dir
+
+SHARED_DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    """The assembled offline model folder (model.onnx + tokenizer/config files)."""
+    return _model_dir()
+
+
+@pytest.fixture(scope="session")
+def model_env(model_dir: Path) -> dict[str, str]:
+    """Env vars that make minirag load the offline model instead of downloading one."""
+    return {"MODEL_NAME": MODEL_NAME, "MODEL_PATH": str(model_dir)}
+
+
+@pytest.fixture(scope="session")
+def token_counter(model_dir: Path):
+    """The model's own token counter: truncation and padding both off."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data, or a skip when this checkout has no shared data beside it."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA

@@ -1,0 +1,190 @@
+"""The shapes every service call returns: TypedDicts with the exact wire field names.
+
+Both shells emit these unchanged (the MCP tools as structured output, the CLI with
+``--json``), so a field is named once, here. Keys are camelCase because that is the
+MCP interface minirag promises.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = [
+    "ChunkDict",
+    "DeleteResult",
+    "FileRow",
+    "IngestResult",
+    "JobCounts",
+    "JobError",
+    "JobStatus",
+    "JobState",
+    "ListResult",
+    "NeighborsResult",
+    "QueryResult",
+    "ReadResult",
+    "SearchHit",
+    "SourceSummary",
+    "StatusResult",
+    "SyncStarted",
+]
+
+JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
+FileState = Literal["ingested", "stale", "stale_scheme", "not_ingested", "unreadable"]
+SourceType = Literal["file", "data", "url"]
+
+
+class SearchHit(TypedDict):
+    """One ranked retrieval unit."""
+
+    text: str  # the passage that matched (what was embedded, what `score` describes)
+    source: str  # identity key: absolute path for files, the caller's id for data/url
+    title: str
+    chunkIndex: int
+    score: float  # weighted RRF score; higher is better
+    distance: float | None  # vector distance; None when only the keyword side found it
+    parentId: str | None  # key into QueryResult.parents
+
+
+class SourceSummary(TypedDict):
+    """One distinct source among the hits, in rank order of its best hit."""
+
+    source: str
+    title: str
+    hits: int
+    displayPath: str  # path relative to its root (files) or the id itself (data/url)
+
+
+class QueryResult(TypedDict):
+    """``query_documents`` / ``minirag-cli query``."""
+
+    results: list[SearchHit]
+    sources: list[SourceSummary]
+    parents: dict[str, str]  # parentId -> reconstructed section text
+    notice: NotRequired[str]  # why nothing came back, when nothing could (empty index/scope)
+
+
+class ChunkDict(TypedDict):
+    """A stored chunk as read back by neighbours."""
+
+    text: str
+    source: str
+    title: str
+    chunkIndex: int
+    parentId: str | None
+
+
+class NeighborsResult(TypedDict):
+    """``read_chunk_neighbors``: the chunks around one, in order, the asked one included."""
+
+    source: str
+    chunks: list[ChunkDict]
+
+
+class ReadResult(TypedDict):
+    """``read_file``: a whole source reconstructed as markdown (no repeated breadcrumbs)."""
+
+    source: str
+    sourceType: SourceType
+    title: str
+    chunkCount: int
+    text: str
+    displayPath: str
+
+
+class IngestResult(TypedDict):
+    """``ingest_file`` / ``ingest_data`` / ``ingest_url``."""
+
+    source: str
+    title: str
+    chunkCount: int
+    sourceType: SourceType
+    ocrEngine: str  # "" when text was extracted normally
+
+
+class DeleteResult(TypedDict):
+    """``delete_file``."""
+
+    source: str
+    deletedChunks: int
+
+
+class FileRow(TypedDict):
+    """One row of ``list_files``."""
+
+    source: str
+    displayPath: str
+    sourceType: SourceType
+    title: str  # "" for a file not ingested yet
+    state: FileState
+    chunkCount: int
+    ocrEngine: str
+
+
+class ListResult(TypedDict):
+    """``list_files``."""
+
+    files: list[FileRow]
+    warnings: NotRequired[list[str]]  # folders that could not be read, with what to do
+
+
+class JobCounts(TypedDict):
+    """Live counters of a sync job."""
+
+    scanned: int
+    ingested: int
+    skipped: int
+    deleted: int
+    unreadable: int
+    failed: int
+
+
+class JobError(TypedDict):
+    """A per-file problem of a sync job."""
+
+    source: str
+    error: str
+
+
+class JobStatus(TypedDict):
+    """``sync_status`` (and the final result of a foreground sync)."""
+
+    jobId: str
+    state: JobState
+    startedAt: str | None  # ISO-8601 UTC
+    finishedAt: str | None
+    counts: JobCounts
+    errors: list[JobError]
+    error: str | None  # why the whole job failed, when it did
+
+
+class SyncStarted(TypedDict):
+    """``sync_start``."""
+
+    jobId: str
+
+
+class StatusResult(TypedDict, total=False):
+    """``status``. With a broken configuration only ``version`` and ``configError``."""
+
+    version: str
+    configError: str
+    roots: list[str]
+    dbPath: str
+    cacheDir: str
+    model: str
+    modelPath: str | None
+    chunkTokenBudget: int
+    hybridWeight: float
+    grouping: str | None
+    maxDistance: float | None
+    maxFiles: int | None
+    maxFileSize: int
+    chunkScheme: int
+    chunkCount: int
+    sourceCount: int
+    staleChunkCount: int
+    schemeWarning: str
+    indexError: str
+    ocr: str  # engine names joined by ", ", or "unavailable"
+    ocrHint: str  # install command when OCR is unavailable
+    ocrLang: str

@@ -1,0 +1,263 @@
+"""The one service API both shells call: :class:`Index`.
+
+The MCP server and the CLI parse their input, call one method here, and shape nothing
+themselves: every method returns the TypedDict from :mod:`minirag_store.results` that
+the matching MCP tool and ``--json`` output carry. Errors are
+:class:`~minirag_store.errors.MiniragError` subclasses with messages written for the reader.
+
+The heavy parts (the embedding model, the LanceDB table) open lazily on first use, once,
+even when several first calls arrive together from different threads. Methods are
+blocking and thread-safe; an async shell runs them in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from minirag_store.config import Config, load_config
+from minirag_store.errors import ConfigError
+from minirag_store.results import (
+    DeleteResult,
+    IngestResult,
+    JobCounts,
+    JobStatus,
+    ListResult,
+    NeighborsResult,
+    QueryResult,
+    ReadResult,
+    StatusResult,
+    SyncStarted,
+)
+
+if TYPE_CHECKING:
+    from minirag_store.embedding import Embedder
+    from minirag_store.sync import SyncManager
+    from minirag_store.table import ChunkTable
+
+__all__ = ["Index", "Progress", "ProgressCallback", "version"]
+
+
+def version() -> str:
+    """The installed minirag-store version (from package metadata, so it cannot drift)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("minirag-store")
+    except PackageNotFoundError:  # running from a source tree without metadata
+        return "0+unknown"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report of a running sync or multi-file ingest, for a bar or a log."""
+
+    done: int  # files finished (ingested, skipped, failed ...)
+    total: int | None  # files to look at, once the scan has counted them
+    current: str | None  # the source being worked on
+    counts: JobCounts
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class Index:
+    """A minirag index over the configured document roots.
+
+    Build one with :meth:`open` (reads the env mapping and flags once) or from a
+    :class:`Config`. A broken configuration does not raise here: :meth:`status` reports
+    it and every other method raises the same :class:`ConfigError`.
+    """
+
+    def __init__(self, config: Config | None, config_error: str | None = None) -> None:
+        if config is None and config_error is None:
+            raise ValueError("Index needs a Config or a config_error")
+        self._config = config
+        self._config_error = config_error
+        self._lock = threading.RLock()
+        self._embedder_obj: Embedder | None = None
+        self._table_obj: ChunkTable | None = None
+        self._sync_obj: SyncManager | None = None
+
+    @classmethod
+    def open(
+        cls,
+        env: Mapping[str, str],
+        *,
+        base_dirs: Sequence[str] | None = None,
+        db_path: str | None = None,
+        cache_dir: str | None = None,
+        model_name: str | None = None,
+        model_path: str | None = None,
+        cwd: Path | None = None,
+    ) -> Index:
+        """Load the configuration from ``env`` and flags; never raises for a bad config."""
+        try:
+            config = load_config(
+                env,
+                base_dirs=base_dirs,
+                db_path=db_path,
+                cache_dir=cache_dir,
+                model_name=model_name,
+                model_path=model_path,
+                cwd=cwd,
+            )
+        except ConfigError as e:
+            return cls(None, str(e))
+        return cls(config)
+
+    # ----------------------------------------------------------------- plumbing
+    @property
+    def config(self) -> Config:
+        """The validated configuration; raises :class:`ConfigError` when it is broken."""
+        if self._config is None:
+            raise ConfigError(f"Configuration error: {self._config_error}")
+        return self._config
+
+    @property
+    def config_error(self) -> str | None:
+        """The configuration error message, or None when the configuration is valid."""
+        return self._config_error
+
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded on first use (exactly once)."""
+        config = self.config
+        with self._lock:
+            if self._embedder_obj is None:
+                from minirag_store.embedding import Embedder
+
+                self._embedder_obj = Embedder.from_config(config)
+            return self._embedder_obj
+
+    def table(self) -> ChunkTable:
+        """The LanceDB chunk table, opened (or created) on first use (exactly once)."""
+        config = self.config
+        embedder = self.embedder()
+        with self._lock:
+            if self._table_obj is None:
+                from minirag_store.table import ChunkTable
+
+                self._table_obj = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
+            return self._table_obj
+
+    def syncs(self) -> SyncManager:
+        """The background sync job manager of this Index."""
+        self.config  # noqa: B018 - raise the configuration error first
+        with self._lock:
+            if self._sync_obj is None:
+                from minirag_store.sync import SyncManager
+
+                self._sync_obj = SyncManager(self)
+            return self._sync_obj
+
+    # ------------------------------------------------------------------ status
+    def status(self) -> StatusResult:
+        """Configuration and index health. Always answers, even with a broken configuration."""
+        from minirag_store.status import build_status
+
+        return build_status(self)
+
+    # -------------------------------------------------------------------- sync
+    def sync_start(self, path: str | None = None) -> SyncStarted:
+        """Start reconciling the roots (or one path inside them) in the background."""
+        return {"jobId": self.syncs().start(path)}
+
+    def sync_status(self, job_id: str) -> JobStatus:
+        """Live status of a sync job started by :meth:`sync_start`."""
+        return self.syncs().status(job_id)
+
+    def sync_cancel(self, job_id: str) -> JobStatus:
+        """Ask a running sync job to stop; every file stays fully indexed or untouched."""
+        return self.syncs().cancel(job_id)
+
+    def sync(
+        self, path: str | None = None, *, progress: ProgressCallback | None = None
+    ) -> JobStatus:
+        """Reconcile in the foreground (the CLI's ``sync``); returns the finished job."""
+        return self.syncs().run(path, progress=progress)
+
+    # ------------------------------------------------------------------ ingest
+    def ingest_file(self, path: str) -> IngestResult:
+        """Ingest or re-ingest one file (absolute path inside a root)."""
+        from minirag_store.ingest import ingest_file
+
+        return ingest_file(self, path)
+
+    def ingest_paths(
+        self, paths: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> JobStatus:
+        """Ingest files and folders (recursively), re-ingesting what is already there.
+
+        Returns a finished job record: counts plus one error per failed file.
+        """
+        from minirag_store.ingest import ingest_paths
+
+        return ingest_paths(self, paths, progress=progress)
+
+    def ingest_data(
+        self, data: str, source: str, format: str = "text", title: str | None = None
+    ) -> IngestResult:
+        """Ingest text, markdown or html the caller holds, under ``source``."""
+        from minirag_store.ingest import ingest_data
+
+        return ingest_data(self, data, source, format, title)
+
+    def ingest_url(
+        self, url: str, source: str | None = None, title: str | None = None
+    ) -> IngestResult:
+        """Fetch an http(s) URL (guarded against private hosts), convert and index it."""
+        from minirag_store.ingest import ingest_url
+
+        return ingest_url(self, url, source, title)
+
+    # ------------------------------------------------------------------- reads
+    def query(
+        self, query: str, top_k: int = 8, scope: str | Sequence[str] | None = None
+    ) -> QueryResult:
+        """Hybrid search; see :func:`minirag_store.search.run_query`."""
+        from minirag_store.search import run_query
+
+        return run_query(self, query, top_k=top_k, scope=scope)
+
+    def read_chunk_neighbors(
+        self, source: str, chunk_index: int, before: int = 2, after: int = 2
+    ) -> NeighborsResult:
+        """The chunks around ``chunk_index`` of ``source``, in order."""
+        from minirag_store.reading import read_neighbors
+
+        return read_neighbors(self, source, chunk_index, before, after)
+
+    def read_file(self, source: str) -> ReadResult:
+        """A whole source reconstructed as markdown."""
+        from minirag_store.reading import read_source
+
+        return read_source(self, source)
+
+    def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
+        """Files on disk under the roots with their state, plus indexed data/url sources."""
+        from minirag_store.listing import list_files
+
+        return list_files(self, scope)
+
+    def delete_file(self, source: str) -> DeleteResult:
+        """Remove a source's chunks from the index (the file on disk is untouched)."""
+        from minirag_store.reading import delete_source
+
+        return delete_source(self, source)
+
+    def source_for_path(self, path: str, *, require_absolute: bool = True) -> str:
+        """The source key of a file path, checked to lie inside a root (symlinks followed)."""
+        from minirag_store.paths import source_for_path
+
+        return source_for_path(self.config, path, require_absolute=require_absolute)
+
+    def close(self) -> None:
+        """Stop background work (cancels a running sync) and release the table."""
+        with self._lock:
+            if self._sync_obj is not None:
+                self._sync_obj.shutdown()
+            self._table_obj = None
