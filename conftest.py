@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from minirag_testkit import MODEL_NAME, model_dir as _model_dir
+from minirag_testkit import MODEL_NAME
+from minirag_testkit import model_dir as _model_dir
 
 SHARED_DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 
