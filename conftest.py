@@ -44,3 +44,34 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture
+def docs_root(tmp_path: Path) -> Path:
+    """An empty document root for one test."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def index_env(tmp_path: Path, docs_root: Path, model_env: dict[str, str]) -> dict[str, str]:
+    """A complete environment for an Index over ``docs_root`` with the offline model."""
+    return {**model_env, "BASE_DIR": str(docs_root), "DB_PATH": str(tmp_path / "index")}
+
+
+@pytest.fixture
+def make_index(index_env: dict[str, str]):
+    """Factory: ``make_index(**extra_env)`` opens an Index (closed after the test)."""
+    from minirag_store import Index
+
+    opened: list[Index] = []
+
+    def make(**extra: str) -> Index:
+        index = Index.open({**index_env, **extra})
+        opened.append(index)
+        return index
+
+    yield make
+    for index in opened:
+        index.close()
