@@ -118,6 +118,11 @@ class Index:
             raise ConfigError(f"Configuration error: {self._config_error}")
         return self._config
 
+    def _check(self) -> None:
+        """Raise the configuration error before any lazy import or work happens."""
+        if self._config is None:
+            raise ConfigError(f"Configuration error: {self._config_error}")
+
     @property
     def config_error(self) -> str | None:
         """The configuration error message, or None when the configuration is valid."""
@@ -183,6 +188,7 @@ class Index:
     # ------------------------------------------------------------------ ingest
     def ingest_file(self, path: str) -> IngestResult:
         """Ingest or re-ingest one file (absolute path inside a root)."""
+        self._check()
         from minirag_store.ingest import ingest_file
 
         return ingest_file(self, path)
@@ -194,6 +200,7 @@ class Index:
 
         Returns a finished job record: counts plus one error per failed file.
         """
+        self._check()
         from minirag_store.ingest import ingest_paths
 
         return ingest_paths(self, paths, progress=progress)
@@ -202,6 +209,7 @@ class Index:
         self, data: str, source: str, format: str = "text", title: str | None = None
     ) -> IngestResult:
         """Ingest text, markdown or html the caller holds, under ``source``."""
+        self._check()
         from minirag_store.ingest import ingest_data
 
         return ingest_data(self, data, source, format, title)
@@ -210,6 +218,7 @@ class Index:
         self, url: str, source: str | None = None, title: str | None = None
     ) -> IngestResult:
         """Fetch an http(s) URL (guarded against private hosts), convert and index it."""
+        self._check()
         from minirag_store.ingest import ingest_url
 
         return ingest_url(self, url, source, title)
@@ -219,6 +228,7 @@ class Index:
         self, query: str, top_k: int = 8, scope: str | Sequence[str] | None = None
     ) -> QueryResult:
         """Hybrid search; see :func:`minirag_store.search.run_query`."""
+        self._check()
         from minirag_store.search import run_query
 
         return run_query(self, query, top_k=top_k, scope=scope)
@@ -227,24 +237,28 @@ class Index:
         self, source: str, chunk_index: int, before: int = 2, after: int = 2
     ) -> NeighborsResult:
         """The chunks around ``chunk_index`` of ``source``, in order."""
+        self._check()
         from minirag_store.reading import read_neighbors
 
         return read_neighbors(self, source, chunk_index, before, after)
 
     def read_file(self, source: str) -> ReadResult:
         """A whole source reconstructed as markdown."""
+        self._check()
         from minirag_store.reading import read_source
 
         return read_source(self, source)
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""
+        self._check()
         from minirag_store.listing import list_files
 
         return list_files(self, scope)
 
     def delete_file(self, source: str) -> DeleteResult:
         """Remove a source's chunks from the index (the file on disk is untouched)."""
+        self._check()
         from minirag_store.reading import delete_source
 
         return delete_source(self, source)
