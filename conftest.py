@@ -9,8 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from minirag_testkit import MODEL_NAME
 from minirag_testkit import model_dir as _model_dir
+
+# Timing belongs in bench/, not in tests: no per-example deadline (CI shares 2 cores).
+settings.register_profile("minirag", deadline=None, max_examples=60)
+settings.load_profile("minirag")
 
 SHARED_DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 
