@@ -1,0 +1,217 @@
+"""The ``minirag-cli`` commands: each parses its arguments, makes one call on the store's
+:class:`~minirag_store.Index` and prints the result (``--json``: the dict itself).
+
+Errors are not handled here: :class:`~minirag_cli.errors.GuardedGroup` turns every one
+into ``error: <message>`` with exit status 1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from minirag_cli import render, tables
+from minirag_cli.errors import GuardedGroup, fail, warn
+from minirag_cli.options import Shared, absolute, resolve_scopes, with_shared
+from minirag_cli.progress import progress_bar, wants_bar
+
+if TYPE_CHECKING:
+    from minirag_store import Index
+    from minirag_store.results import JobStatus
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="minirag-cli",
+    cls=GuardedGroup,
+    help="Index, sync and search your documents from the terminal (the same index the "
+    "minirag MCP server uses). Configuration options go after the subcommand.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,  # the guarded group prints one line instead
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_SOURCE_HELP = "A data or URL source id (instead of a file path)."
+
+
+def _version(value: bool) -> None:
+    if value:
+        from minirag_store import version
+
+        typer.echo(f"minirag-cli (minirag-store {version()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = None,
+) -> None:
+    """Index, sync and search your documents from the terminal."""
+
+
+def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
+    """Print a finished ingest/sync; any failed file makes the run fail (exit 1)."""
+    if shared.json:
+        render.emit_json(job)
+    else:
+        render.show_job(job, verb)
+    for err in job["errors"]:
+        warn(f"{err['source']}: {err['error']}")
+    failed = job["counts"]["failed"]
+    if job["state"] != "succeeded":
+        fail(job["error"] or f"{verb} {job['state']}")
+    if failed:
+        fail(f"{failed} file{'s' if failed != 1 else ''} could not be ingested (see warn lines)")
+
+
+def _source_of(index: Index, path: str | None, source: str | None) -> str:
+    """The source key named by a file path (relative to the current folder) or an id."""
+    if (path is None) == (source is None):
+        fail("give either a file path or --source ID (exactly one of them)")
+    if source is not None:
+        return source
+    assert path is not None
+    return index.source_for_path(absolute(path), require_absolute=False)
+
+
+@app.command()
+@with_shared
+def ingest(
+    paths: Annotated[list[str], typer.Argument(help="Files or folders (recursive).")],
+    *,
+    shared: Shared,
+) -> None:
+    """Ingest files and folders, re-ingesting what is already indexed."""
+    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "ingest") as cb:
+        job = index.ingest_paths([absolute(p) for p in paths], progress=cb)
+    _finish_job(job, shared, "ingest")
+
+
+@app.command("ingest-url")
+@with_shared
+def ingest_url(
+    url: Annotated[str, typer.Argument(help="An http(s) URL.")],
+    source: Annotated[str | None, typer.Option(help="Source id (default: the URL).")] = None,
+    title: Annotated[str | None, typer.Option(help="Title (default: from the page).")] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Fetch a web page, convert it to Markdown and index it."""
+    with shared.open_index() as index:
+        result = index.ingest_url(url, source, title)
+    render.emit_json(result) if shared.json else render.show_ingested(result)
+
+
+@app.command()
+@with_shared
+def sync(
+    path: Annotated[
+        str | None, typer.Argument(help="Only this file or folder (default: all roots).")
+    ] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
+    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
+        job = index.sync(absolute(path) if path is not None else None, progress=cb)
+    _finish_job(job, shared, "sync")
+
+
+@app.command()
+@with_shared
+def query(
+    text: Annotated[str, typer.Argument(help="What to look for.")],
+    top_k: Annotated[int, typer.Option(help="Hits to return (1-100).")] = 8,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(help="Only under this folder/file or source-id prefix; repeatable."),
+    ] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Hybrid search: meaning plus exact words."""
+    with shared.open_index() as index:
+        result = index.query(text, top_k=top_k, scope=resolve_scopes(scope))
+    render.emit_json(result) if shared.json else render.show_query(result, text)
+
+
+@app.command("read-neighbors")
+@with_shared
+def read_neighbors(
+    chunk_index: Annotated[int, typer.Option(help="The chunk to read around.")],
+    file_path: Annotated[str | None, typer.Option(help="The file the chunk is in.")] = None,
+    source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
+    before: Annotated[int, typer.Option(help="Chunks before it.")] = 2,
+    after: Annotated[int, typer.Option(help="Chunks after it.")] = 2,
+    *,
+    shared: Shared,
+) -> None:
+    """Read the chunks around a search hit, for context."""
+    with shared.open_index() as index:
+        key = _source_of(index, file_path, source)
+        result = index.read_chunk_neighbors(key, chunk_index, before, after)
+    render.emit_json(result) if shared.json else render.show_neighbors(result)
+
+
+@app.command()
+@with_shared
+def read(
+    path: Annotated[str | None, typer.Argument(help="An indexed file.")] = None,
+    source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Print a whole indexed document back as Markdown."""
+    with shared.open_index() as index:
+        result = index.read_file(_source_of(index, path, source))
+    render.emit_json(result) if shared.json else render.show_read(result)
+
+
+@app.command("list")
+@with_shared
+def list_files(
+    scope: Annotated[
+        list[str] | None, typer.Option(help="Only under this folder or id prefix; repeatable.")
+    ] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """List the files under the roots with their state, plus data and URL sources."""
+    with shared.open_index() as index:
+        result = index.list_files(resolve_scopes(scope))
+    tables.show_list(result) if not shared.json else render.emit_json(result)
+    if shared.json:
+        for message in result.get("warnings", []):
+            warn(message)
+
+
+@app.command()
+@with_shared
+def status(*, shared: Shared) -> None:
+    """Configuration and index health. Answers (exit 0) even when the configuration is broken."""
+    with shared.open_index() as index:
+        result = index.status()
+    render.emit_json(result) if shared.json else tables.show_status(result)
+
+
+@app.command()
+@with_shared
+def delete(
+    path: Annotated[str | None, typer.Argument(help="An indexed file.")] = None,
+    source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
+    *,
+    shared: Shared,
+) -> None:
+    """Remove a document from the index (the file on disk is untouched)."""
+    with shared.open_index() as index:
+        result = index.delete_file(_source_of(index, path, source))
+    render.emit_json(result) if shared.json else render.show_deleted(result)
+
+
+def main() -> None:
+    """The ``minirag-cli`` console script."""
+    app(prog_name="minirag-cli")

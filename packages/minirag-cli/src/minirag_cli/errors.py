@@ -1,0 +1,62 @@
+"""The CLI's one error surface: ``error: <message>`` on stderr and exit status 1.
+
+Every subcommand runs inside :class:`GuardedGroup.invoke`, so a
+:class:`~minirag_store.errors.MiniragError` (bad path, broken configuration, a model that
+could not be downloaded ...), a usage mistake, or an unexpected bug all end the same way:
+one readable line, no traceback. ``MINIRAG_DEBUG=1`` lets unexpected exceptions through
+with their traceback, for a bug report.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+__all__ = ["GuardedGroup", "fail", "warn"]
+
+#: Exit status of every failed run (usage errors included, so scripts test one number).
+FAILURE = 1
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: <message>`` on stderr and stop with exit status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(FAILURE)
+
+
+def warn(message: str) -> None:
+    """Print ``warn: <message>`` on stderr; the run goes on."""
+    typer.echo(f"warn: {message}", err=True)
+
+
+def _debug() -> bool:
+    return os.environ.get("MINIRAG_DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class GuardedGroup(TyperGroup):
+    """The command group that turns every failure of a subcommand into :func:`fail`."""
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the chosen subcommand, converting its errors in this one place."""
+        from minirag_store.errors import MiniragError
+        from typer.exceptions import Abort, Exit, TyperException
+
+        try:
+            return super().invoke(ctx)
+        except (Exit, Abort, KeyboardInterrupt):
+            raise  # a deliberate exit, or Ctrl-C (typer maps it to status 130)
+        except TyperException as e:  # a usage mistake: missing option, bad number ...
+            bad = getattr(e, "ctx", None) or ctx
+            fail(f"{e.format_message()} (see: {bad.command_path} --help)")
+        except MiniragError as e:
+            fail(str(e))
+        except Exception as e:
+            if _debug():
+                raise
+            fail(
+                f"unexpected {type(e).__name__}: {e} - this is a bug in minirag; please report "
+                "it (rerun with MINIRAG_DEBUG=1 to see the traceback)"
+            )

@@ -1,0 +1,131 @@
+"""Human output: the store's result dicts printed for a person to read.
+
+Nothing here changes a result; ``--json`` prints the dict itself (:func:`emit_json`).
+Styling goes through rich, which drops colour when stdout is not a terminal and honours
+``NO_COLOR``; rich is imported only when a command prints human output.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from minirag_cli.highlight import query_terms, term_spans
+
+if TYPE_CHECKING:
+    from minirag_store.results import (
+        DeleteResult,
+        IngestResult,
+        JobStatus,
+        NeighborsResult,
+        QueryResult,
+        ReadResult,
+    )
+    from rich.console import Console
+
+__all__ = [
+    "console",
+    "emit_json",
+    "show_deleted",
+    "show_ingested",
+    "show_job",
+    "show_neighbors",
+    "show_query",
+    "show_read",
+]
+
+_COUNT_ORDER = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+
+
+def emit_json(result: Mapping[str, Any]) -> None:
+    """Print a result exactly as the service returned it, as JSON on stdout."""
+    typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+
+
+def console() -> Console:
+    """A stdout console: no markup parsing (paths hold ``[``), no auto-highlighting."""
+    from rich.console import Console
+
+    return Console(markup=False, highlight=False, emoji=False)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def show_job(job: JobStatus, verb: str) -> None:
+    """A finished sync/ingest: its state and every counter, on one line."""
+    counts = job["counts"]
+    line = ", ".join(f"{key} {counts[key]}" for key in _COUNT_ORDER if key in counts)
+    typer.echo(f"{verb} {job['state']}: {line}")
+
+
+def show_ingested(result: IngestResult) -> None:
+    """One ingested source (file, data or URL)."""
+    ocr = f" [ocr:{result['ocrEngine']}]" if result["ocrEngine"] else ""
+    typer.echo(
+        f"ingested {result['source']}{ocr} - {result['title']!r} "
+        f"({_plural(result['chunkCount'], 'chunk')})"
+    )
+
+
+def show_deleted(result: DeleteResult) -> None:
+    """What delete removed (the file on disk is untouched)."""
+    typer.echo(
+        f"deleted {result['source']} from the index "
+        f"({_plural(result['deletedChunks'], 'chunk')}); files on disk are untouched"
+    )
+
+
+def _passage(text: str, terms: frozenset[str]) -> Any:
+    from rich.text import Text
+
+    indented = textwrap.indent(text.strip(), "   ")
+    passage = Text(indented)
+    for start, end in term_spans(indented, terms):
+        passage.stylize("bold yellow", start, end)
+    return passage
+
+
+def show_query(result: QueryResult, query: str) -> None:
+    """Ranked hits (score, path, title, passage with the query's words highlighted),
+    then the sources they came from."""
+    out = console()
+    if not result["results"]:
+        notice = result.get("notice")
+        out.print("no results" + (f": {notice}" if notice else ""))
+        return
+    where = {s["source"]: s["displayPath"] for s in result["sources"]}
+    terms = query_terms(query)
+    for rank, hit in enumerate(result["results"], 1):
+        distance = "" if hit["distance"] is None else f"  distance {hit['distance']:.3f}"
+        out.print(f"{rank}. ", style="bold", end="")
+        out.print(f"{where.get(hit['source'], hit['source'])}", style="cyan", end="")
+        out.print(f"  #{hit['chunkIndex']}  {hit['title']}", style="bold", end="")
+        out.print(f"  score {hit['score']:.4f}{distance}", style="dim")
+        out.print(_passage(hit["text"], terms), soft_wrap=True)
+        out.print()
+    out.print("Sources:", style="bold")
+    for s in result["sources"]:
+        out.print(f"  {s['displayPath']}", style="cyan", end="")
+        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})")
+
+
+def show_neighbors(result: NeighborsResult) -> None:
+    """Chunks in order, each under a header naming its index."""
+    out = console()
+    for chunk in result["chunks"]:
+        out.print(f"── chunk {chunk['chunkIndex']} · {chunk['title']}", style="bold cyan")
+        out.print(chunk["text"].strip(), soft_wrap=True)
+        out.print()
+    if not result["chunks"]:
+        out.print(f"no chunks for {result['source']}")
+
+
+def show_read(result: ReadResult) -> None:
+    """The reconstructed markdown, raw, so it can be piped into a file."""
+    typer.echo(result["text"])

@@ -1,0 +1,112 @@
+"""``list`` and ``status`` as tables a person can scan."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from minirag_cli.errors import warn
+from minirag_cli.render import console
+
+if TYPE_CHECKING:
+    from minirag_store.results import FileRow, ListResult, StatusResult
+
+__all__ = ["file_label", "show_list", "show_status"]
+
+_STATE_STYLE = {
+    "ingested": "green",
+    "stale": "yellow",
+    "stale_scheme": "yellow",
+    "not_ingested": "dim",
+    "unreadable": "red",
+}
+
+#: status fields in reading order, with their labels; unknown fields follow at the end.
+_STATUS_LABELS = {
+    "version": "version",
+    "configError": "configuration error",
+    "roots": "document roots",
+    "dbPath": "index folder",
+    "cacheDir": "model cache",
+    "model": "model",
+    "modelPath": "model path",
+    "chunkTokenBudget": "chunk token budget",
+    "hybridWeight": "hybrid weight",
+    "grouping": "grouping",
+    "maxDistance": "max distance",
+    "maxFiles": "max files",
+    "maxFileSize": "max file size (bytes)",
+    "chunkScheme": "chunk scheme",
+    "sourceCount": "sources",
+    "chunkCount": "chunks",
+    "staleChunkCount": "stale chunks",
+    "schemeWarning": "scheme warning",
+    "indexError": "index error",
+    "ocr": "OCR",
+    "ocrLang": "OCR language",
+    "ocrHint": "OCR install",
+}
+_PROBLEMS = frozenset({"configError", "indexError"})
+_WARNINGS = frozenset({"schemeWarning", "ocrHint"})
+
+
+def file_label(row: FileRow) -> str:
+    """The path column of a row: display path, ``[ocr:ENGINE]`` when OCR read it."""
+    label = row["displayPath"]
+    if row["sourceType"] != "file":
+        label += f" ({row['sourceType']})"
+    if row["ocrEngine"]:
+        label += f" [ocr:{row['ocrEngine']}]"
+    return label
+
+
+def show_list(result: ListResult) -> None:
+    """One row per file or source: state, chunks, path, title; then a summary line."""
+    from rich.table import Table
+
+    out = console()
+    rows = result["files"]
+    if rows:
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("state", no_wrap=True)
+        table.add_column("chunks", justify="right", no_wrap=True)
+        table.add_column("path", overflow="fold", ratio=3)
+        table.add_column("title", overflow="fold", ratio=2)
+        for row in rows:
+            state = row["state"]
+            table.add_row(
+                state,
+                str(row["chunkCount"]),
+                file_label(row),
+                row["title"],
+                style=_STATE_STYLE.get(state),
+            )
+        out.print(table)
+    states = Counter(row["state"] for row in rows)
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+    out.print(f"{len(rows)} entries" + (f": {summary}" if summary else ""))
+    for message in result.get("warnings", []):
+        warn(message)
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value) or "none"
+    return str(value)
+
+
+def show_status(result: StatusResult) -> None:
+    """Configuration and index health as a two-column table; problems stand out."""
+    from rich.table import Table
+
+    table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    data: dict[str, Any] = dict(result)
+    keys = [k for k in _STATUS_LABELS if k in data] + [k for k in data if k not in _STATUS_LABELS]
+    for key in keys:
+        style = "bold red" if key in _PROBLEMS else "yellow" if key in _WARNINGS else None
+        table.add_row(_STATUS_LABELS.get(key, key), _value(data[key]), style=style)
+    console().print(table)
