@@ -40,6 +40,8 @@ __all__ = [
     "Converted",
     "convert_data",
     "convert_file",
+    "ocr_available",
+    "optional_module",
     "strip_data_images",
 ]
 
@@ -141,8 +143,12 @@ def _markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: s
         raise ConversionError(f"Could not convert {what}: {type(e).__name__}: {e}") from e
 
 
-def _optional_module(name: str) -> ModuleType | None:
-    """``minirag_store.<name>`` when that module exists; its own import errors propagate."""
+def optional_module(name: str) -> ModuleType | None:
+    """``minirag_store.<name>`` when that module exists, else None.
+
+    Used for the modules another part of minirag provides (``pdf``, ``ocr``); an import
+    error *inside* such a module propagates instead of passing for its absence.
+    """
     full = f"minirag_store.{name}"
     try:
         return importlib.import_module(full)
@@ -150,6 +156,12 @@ def _optional_module(name: str) -> ModuleType | None:
         if e.name == full:
             return None
         raise
+
+
+def ocr_available() -> bool:
+    """Whether the OCR add-on is installed and usable (images and scans can be read)."""
+    ocr = optional_module("ocr")
+    return ocr is not None and ocr.load_backend() is not None
 
 
 def _check_size(path: Path, config: Config) -> None:
@@ -174,8 +186,8 @@ def _read(path: Path) -> bytes:
 
 
 def _convert_image(path: Path, config: Config) -> Converted:
-    ocr = _optional_module("ocr")
-    if ocr is None or ocr.load_backend() is None:
+    ocr = optional_module("ocr")
+    if ocr is None or not ocr_available():
         raise OcrUnavailableError(
             f"{path.name} is an image: reading it needs the OCR add-on. Install it with: "
             f"{OCR_INSTALL_HINT}"
@@ -184,7 +196,7 @@ def _convert_image(path: Path, config: Config) -> Converted:
 
 
 def _convert_pdf(path: Path, config: Config) -> Converted:
-    pdf = _optional_module("pdf")
+    pdf = optional_module("pdf")
     if pdf is not None:
         return pdf.convert_pdf(path, config)
     # Interim path until pdf.py (per-page OCR routing) exists: the text layer only.
