@@ -7,7 +7,11 @@ MCP interface minirag promises.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
+
+# typing_extensions, not typing: pydantic (the MCP shell derives output schemas from these)
+# rejects typing.TypedDict on Python < 3.12.
+from typing_extensions import TypedDict
 
 __all__ = [
     "ChunkDict",
