@@ -62,12 +62,13 @@ def file_label(row: FileRow) -> str:
 
 def show_list(result: ListResult) -> None:
     """One row per file or source: state, chunks, path, title; then a summary line."""
+    from rich import box
     from rich.table import Table
 
     out = console()
     rows = result["files"]
     if rows:
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
         table.add_column("state", no_wrap=True)
         table.add_column("chunks", justify="right", no_wrap=True)
         table.add_column("path", overflow="fold", ratio=3)

@@ -1,0 +1,161 @@
+"""Human output from hand-built result dicts: what a person sees for each result shape."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from minirag_cli.highlight import query_terms, term_spans
+from minirag_cli.render import show_job, show_query
+from minirag_cli.tables import show_list, show_status
+
+#: An SGR sequence that sets a colour (foreground 30-37/90-97, or 38;...), not just bold.
+COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
+
+
+def _hit(source: str, index: int, text: str, score: float, distance: float | None = 0.4):
+    return {
+        "text": text,
+        "source": source,
+        "title": "T " + source.rsplit("/", 1)[-1],
+        "chunkIndex": index,
+        "score": score,
+        "distance": distance,
+        "parentId": None,
+    }
+
+
+QUERY_RESULT = {
+    "results": [
+        _hit("/docs/net/timeouts.md", 3, "The client raises a connection timeout error.", 0.0325),
+        _hit("/docs/ops.md", 0, "Timeouts are retried twice.", 0.0161, None),
+    ],
+    "sources": [
+        {"source": "/docs/net/timeouts.md", "title": "Timeouts", "hits": 1,
+         "displayPath": "net/timeouts.md"},
+        {"source": "/docs/ops.md", "title": "Ops", "hits": 1, "displayPath": "ops.md"},
+    ],
+    "parents": {},
+}
+
+
+def test_query_prints_ranked_hits_then_sources(capsys):
+    show_query(QUERY_RESULT, "connection timeouts")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out  # not a terminal: plain text
+    lines = out.splitlines()
+    assert lines[0].startswith("1. net/timeouts.md")
+    assert "#3" in lines[0] and "T timeouts.md" in lines[0] and "0.0325" in lines[0]
+    assert lines[1].strip() == "The client raises a connection timeout error."
+    second = next(line for line in lines if line.startswith("2. "))
+    assert "ops.md" in second and "distance" not in second  # keyword-only hit
+    sources = lines[lines.index("Sources:") + 1 :]
+    assert sources[0].split() == ["net/timeouts.md", "Timeouts", "(1", "hit)"]
+    assert sources[1].split()[0] == "ops.md"
+
+
+def test_query_without_hits_says_why(capsys):
+    show_query({"results": [], "sources": [], "parents": {}, "notice": "the index is empty"}, "x")
+    assert capsys.readouterr().out.strip() == "no results: the index is empty"
+
+
+def test_query_terms_highlighted_in_colour_on_a_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    show_query(QUERY_RESULT, "connection timeouts")
+    out = capsys.readouterr().out
+    passage = out.splitlines()[1]
+    assert re.search(r"\x1b\[[0-9;]*m(connection)\x1b\[0m", passage)
+    assert re.search(r"\x1b\[[0-9;]*m(timeout)\x1b\[0m", passage)
+    assert COLOUR.search(passage)
+    assert "\x1b[1;33mclient" not in passage  # a word not in the query is left alone
+
+
+def test_no_color_keeps_emphasis_but_drops_colour(capsys, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    show_query(QUERY_RESULT, "connection timeouts")
+    out = capsys.readouterr().out
+    assert not COLOUR.search(out)
+    assert "\x1b[1mconnection\x1b[0m" in out  # still bold, as NO_COLOR allows
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "expected"),
+    [
+        ("timeouts", "A Timeout, two timeouts.", ["Timeout", "timeouts"]),
+        ("how to restore the backup", "Restoring backups is slow", ["Restoring", "backups"]),
+        ("индексация документов", "Индексации подлежат документы", ["Индексации", "документы"]),
+        ("MAX_FILE_SIZE", "Set MAX_FILE_SIZE or MAX_FILES", ["MAX_FILE_SIZE"]),
+        ("the of to", "the end of it", []),
+        ("time", "timestamp and time", ["time"]),
+    ],
+)
+def test_term_spans_match_inflections_not_stopwords(query, text, expected):
+    spans = term_spans(text, query_terms(query))
+    assert [text[a:b] for a, b in spans] == expected
+
+
+def _row(display: str, state: str, chunks: int, title: str = "", ocr: str = "", kind="file"):
+    return {
+        "source": "/docs/" + display if kind == "file" else display,
+        "displayPath": display,
+        "sourceType": kind,
+        "title": title,
+        "state": state,
+        "chunkCount": chunks,
+        "ocrEngine": ocr,
+    }
+
+
+def test_list_is_a_table_with_ocr_marker_and_summary(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    result = {
+        "files": [
+            _row("a.md", "ingested", 3, "Alpha"),
+            _row("scans/b.pdf", "ingested", 2, "Scan", ocr="rapidocr"),
+            _row("c.txt", "not_ingested", 0),
+            _row("release-notes", "ingested", 1, "Notes", kind="url"),
+        ],
+        "warnings": ["could not read /docs/private: permission denied"],
+    }
+    show_list(result)
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].split() == ["state", "chunks", "path", "title"]
+    scan = next(line for line in lines if "scans/b.pdf" in line)
+    assert "scans/b.pdf [ocr:rapidocr]" in scan and scan.split()[:2] == ["ingested", "2"]
+    assert "[ocr:" not in next(line for line in lines if "a.md" in line)
+    assert "release-notes (url)" in captured.out
+    assert lines[-1] == "4 entries: 3 ingested, 1 not_ingested"
+    assert captured.err == "warn: could not read /docs/private: permission denied\n"
+
+
+def test_status_with_broken_config_shows_the_error(capsys):
+    show_status({"version": "0.1.0", "configError": "BASE_DIRS must be a JSON array"})
+    out = capsys.readouterr().out
+    assert "version" in out and "0.1.0" in out
+    assert "configuration error" in out and "BASE_DIRS must be a JSON array" in out
+
+
+def test_status_lists_settings_in_reading_order(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    show_status(
+        {"chunkCount": 12, "version": "0.1.0", "roots": ["/a", "/b"], "grouping": None,
+         "model": "m", "sourceCount": 3}
+    )
+    lines = [line.split(None, 1) for line in capsys.readouterr().out.splitlines()]
+    labels = [parts[0] for parts in lines if parts]
+    assert labels[:2] == ["version", "document"]
+    assert ["/b"] in lines  # the second root on its own line
+    assert any(parts == ["grouping", "unset"] for parts in lines)
+
+
+def test_job_line_carries_every_counter(capsys):
+    counts = {"scanned": 5, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0,
+              "failed": 1}
+    show_job({"jobId": "j", "state": "succeeded", "startedAt": None, "finishedAt": None,
+              "counts": counts, "errors": [], "error": None}, "sync")
+    assert capsys.readouterr().out == (
+        "sync succeeded: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
+    )
