@@ -1,0 +1,378 @@
+"""Ingestion entry points: one file, many paths, caller-held data, and URLs.
+
+Everything ends in :class:`minirag_store.pipeline.DocumentWriter`, which chunks, embeds
+in batches across documents and replaces each source atomically. Many files go through
+:func:`write_parsed`, the engine sync shares: worker processes parse
+(:mod:`minirag_store.parse_worker`) while this process embeds, and the writer's
+``finish()`` (keyword-index refresh + compaction) runs once per batch of work, not per
+file. None of these take the sync lock: single-file ingests are never blocked by a sync.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.errors import (
+    ConversionError,
+    IndexMismatchError,
+    InvalidArgumentError,
+    ModelLoadError,
+    NotFoundError,
+)
+from minirag_store.jobs import Job
+from minirag_store.parse_worker import Parsed, ParseTask, file_digest, parse_all
+from minirag_store.results import IngestResult, JobStatus, SourceType
+
+if TYPE_CHECKING:
+    from minirag_store.pipeline import Document
+    from minirag_store.service import Index, ProgressCallback
+
+#: Errors of the embedder or the table, never of one document.
+_FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
+
+__all__ = [
+    "ingest_data",
+    "ingest_file",
+    "ingest_paths",
+    "ingest_url",
+    "oversized_message",
+    "report_progress",
+    "write_parsed",
+]
+
+
+def oversized_message(size: int, limit: int) -> str:
+    """The warning a too-large file gets (skipped, not failed: see sync's docstring)."""
+    return (
+        f"skipped-oversized: {size:,} bytes is over MAX_FILE_SIZE ({limit:,} bytes); "
+        "raise MAX_FILE_SIZE to index it"
+    )
+
+
+def report_progress(job: Job, progress: ProgressCallback | None, current: str | None) -> None:
+    """Count one more finished file and tell the progress callback, if any."""
+    job.done += 1
+    if progress is not None:
+        from minirag_store.service import Progress
+
+        progress(Progress(job.done, job.total, current, job.counts()))
+
+
+def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
+    from minirag_store.pipeline import Document
+
+    return Document(
+        source=parsed.source,
+        source_type=source_type,
+        title=parsed.title,
+        markdown=parsed.markdown,
+        file_hash=parsed.file_hash,
+        mtime=parsed.mtime,
+        size=parsed.size,
+        ocr_engine=parsed.ocr_engine,
+        seed_title=bool(parsed.title),
+    )
+
+
+def write_parsed(
+    index: Index,
+    job: Job,
+    parsed: Iterable[Parsed],
+    *,
+    progress: ProgressCallback | None = None,
+    touched: list[Parsed] | None = None,
+) -> None:
+    """Feed parse results to one DocumentWriter, updating ``job`` live as files finish.
+
+    A failed parse is counted ``failed`` with its reason; an ``unchanged`` result (its
+    hash matched) is counted ``skipped`` and appended to ``touched`` so the caller can
+    store its new mtime. Stops pulling new documents once the job is cancelled: the
+    writer still completes what it already holds, so each file ends fully written or
+    untouched. ``finish()`` runs once at the end, even after a failure.
+    """
+    from minirag_store.pipeline import DocumentWriter
+
+    writer = DocumentWriter(index)
+    outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
+
+    def documents() -> Iterator[Document]:
+        for item in parsed:
+            if item.error is not None:
+                job.note(item.source, item.error, count="failed")
+                report_progress(job, progress, item.source)
+            elif item.unchanged:
+                job.add("skipped")
+                if touched is not None:
+                    touched.append(item)
+                report_progress(job, progress, item.source)
+            else:
+                outstanding[item.source] = None
+                yield _document(item)
+            if job.cancel_requested:
+                return
+
+    stream = documents()
+    try:
+        while not _drain(writer, stream, job, progress, outstanding):
+            pass
+    finally:
+        writer.finish()
+
+
+def _drain(
+    writer: Any,
+    stream: Iterator[Document],
+    job: Job,
+    progress: ProgressCallback | None,
+    outstanding: dict[str, None],
+) -> bool:
+    """Write until ``stream`` ends (True) or one document fails to chunk (False).
+
+    The writer commits everything buffered before a document whose chunking raises, so
+    exactly one document is outstanding then: that file failed, the rest go on. More than
+    one outstanding means the commit itself failed, which no later file would escape.
+    """
+    try:
+        for doc, _chunks in writer.write(stream):
+            outstanding.pop(doc.source, None)
+            job.add("ingested")
+            report_progress(job, progress, doc.source)
+    except Exception as e:
+        if len(outstanding) != 1 or isinstance(e, _FATAL):
+            raise
+        source = outstanding.popitem()[0]
+        job.note(source, f"could not be chunked: {type(e).__name__}: {e}", count="failed")
+        report_progress(job, progress, source)
+        return False
+    return True
+
+
+def _existing_file(index: Index, path: str) -> tuple[str, Path]:
+    from minirag_store.paths import source_for_path
+
+    source = source_for_path(index.config, path)
+    target = Path(source)
+    if not target.exists():
+        raise NotFoundError(f"File not found: {source}")
+    return source, target
+
+
+def ingest_file(index: Index, path: str) -> IngestResult:
+    """Ingest or re-ingest one file (absolute path inside a root), replacing its chunks."""
+    from minirag_store.convert import convert_file
+
+    source, target = _existing_file(index, path)
+    if not target.is_file():
+        raise InvalidArgumentError(
+            f"{source} is a folder; use sync (or ingest with several paths) for folders"
+        )
+    size = target.stat().st_size
+    if size > index.config.max_file_size:
+        raise ConversionError(f"{source}: {oversized_message(size, index.config.max_file_size)}")
+    converted = convert_file(target, index.config)
+    file_hash, size, mtime = file_digest(target)
+    parsed = Parsed(
+        source,
+        size,
+        mtime,
+        file_hash,
+        markdown=converted.markdown,
+        title=converted.title or "",
+        ocr_engine=converted.ocr_engine,
+    )
+    return _write_one(index, _document(parsed), "file")
+
+
+def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
+    from minirag_store.pipeline import DocumentWriter
+
+    writer = DocumentWriter(index)
+    try:
+        written = list(writer.write([doc]))
+    finally:
+        writer.finish()
+    chunks = sum(n for _, n in written)
+    return {
+        "source": doc.source,
+        "title": doc.title,
+        "chunkCount": chunks,
+        "sourceType": source_type,
+        "ocrEngine": doc.ocr_engine,
+    }
+
+
+def _tasks_for(index: Index, paths: Sequence[str], job: Job) -> list[ParseTask]:
+    """Expand files and folders into parse tasks; oversized files become warnings."""
+    from minirag_store.scan import scan
+
+    config = index.config
+    tasks: dict[str, ParseTask] = {}
+    for path in paths:
+        source, target = _existing_file(index, path)
+        if target.is_dir():
+            result = scan(config, target)
+            for warning in result.warnings:
+                job.note(source, str(warning))
+            found = [*result.files, *result.oversized]
+            entries = [(e.source, e.path, e.size) for e in found]
+        else:
+            entries = [(source, target, target.stat().st_size)]
+        for src, file_path, size in entries:
+            job.add("scanned")
+            if size > config.max_file_size:
+                job.note(src, oversized_message(size, config.max_file_size), count="skipped")
+            else:
+                tasks.setdefault(src, ParseTask(src, str(file_path)))
+    return list(tasks.values())
+
+
+def ingest_paths(
+    index: Index, paths: Sequence[str], *, progress: ProgressCallback | None = None
+) -> JobStatus:
+    """Ingest files and folders (recursively), re-ingesting what is already indexed.
+
+    Every path is checked first (inside a root, existing) so a typo fails before any
+    work. Per-file failures are counted and listed; the returned job is finished.
+    """
+    if not paths:
+        raise InvalidArgumentError("Give at least one file or folder to ingest")
+    job = Job()
+    job.start()
+    tasks = _tasks_for(index, paths, job)
+    job.total = len(tasks)
+    try:
+        stream = parse_all(tasks, index.config, cancelled=lambda: job.cancel_requested)
+        write_parsed(index, job, stream, progress=progress)
+    except Exception as e:  # the job record carries the reason; the caller reads it
+        job.finish("failed", f"{type(e).__name__}: {e}")
+        raise
+    job.finish("succeeded")
+    return job.snapshot()
+
+
+def _check_source_id(index: Index, source: str | None, what: str) -> str:
+    if source is None or not source.strip():
+        raise InvalidArgumentError(f"{what} needs a non-empty source id")
+    source = source.strip()
+    if os.path.isabs(source):
+        from minirag_store.paths import is_inside
+
+        if any(is_inside(Path(os.path.normpath(source)), r) for r in index.config.roots):
+            raise InvalidArgumentError(
+                f"source {source!r} is a path inside a document root, where it would clash "
+                "with the file of that name; use ingest_file for files, or another id"
+            )
+    return source
+
+
+def _hash_text(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=20).hexdigest()
+
+
+def ingest_data(
+    index: Index, data: str, source: str, format: str = "text", title: str | None = None
+) -> IngestResult:
+    """Ingest text, markdown or html the caller holds, under the caller's ``source`` id.
+
+    The title is seeded into the first chunk only when there is one of its own (given,
+    or found in the content): a bare id describes nothing.
+    """
+    from minirag_store.convert import convert_data
+
+    source = _check_source_id(index, source, "ingest_data")
+    converted = convert_data(data, format, title)
+    parsed = Parsed(
+        source,
+        len(data.encode("utf-8")),
+        0.0,
+        _hash_text(data),
+        markdown=converted.markdown,
+        title=converted.title or "",
+    )
+    return _write_one(index, _document(parsed, "data"), "data")
+
+
+def ingest_url(
+    index: Index, url: str, source: str | None = None, title: str | None = None
+) -> IngestResult:
+    """Fetch an http(s) URL through the SSRF guard, convert it and index it.
+
+    ``source`` defaults to the URL as given. HTML and text bodies are converted as data;
+    any other body (a PDF, an office file) is converted as a file of its type.
+    """
+    from minirag_store.urlfetch import fetch
+
+    if not url or not url.strip():
+        raise InvalidArgumentError("ingest_url needs a URL (http or https)")
+    source = _check_source_id(index, source or url.strip(), "ingest_url")
+    fetched = fetch(url.strip(), index.config)
+    converted = _convert_fetched(index, fetched, title)
+    parsed = Parsed(
+        source,
+        len(fetched.body),
+        0.0,
+        hashlib.blake2b(fetched.body, digest_size=20).hexdigest(),
+        markdown=converted.markdown,
+        title=converted.title or "",
+        ocr_engine=converted.ocr_engine,
+    )
+    return _write_one(index, _document(parsed, "url"), "url")
+
+
+_TEXT_TYPES: dict[str, str] = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+}
+_FILE_TYPES: dict[str, str] = {
+    "application/pdf": ".pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/epub+zip": ".epub",
+    "text/csv": ".csv",
+}
+
+
+def _convert_fetched(index: Index, fetched: object, title: str | None):
+    """Convert a fetched body by its content type (falling back to the URL's suffix)."""
+    from urllib.parse import urlsplit
+
+    from minirag_store.convert import convert_data
+    from minirag_store.encoding import decode_text
+
+    body: bytes = fetched.body  # type: ignore[attr-defined]
+    ctype = (fetched.content_type or "").split(";")[0].strip().lower()  # type: ignore[attr-defined]
+    final_url: str = fetched.final_url  # type: ignore[attr-defined]
+    suffix = _FILE_TYPES.get(ctype) or Path(urlsplit(final_url).path).suffix.lower()
+    fmt = _TEXT_TYPES.get(ctype)
+    if fmt is None and suffix in {".html", ".htm", ".md", ".markdown", ".txt"}:
+        fmt = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}.get(suffix, "html")
+    if fmt is not None:
+        return convert_data(decode_text(body, html=fmt == "html"), fmt, title)
+    if suffix not in _FILE_TYPES.values():
+        raise ConversionError(
+            f"{final_url} returned {ctype or 'an unknown content type'}, which minirag cannot "
+            "convert; supported: html, text, markdown, pdf, docx, pptx, xlsx, epub, csv"
+        )
+    return _convert_bytes_as_file(index, body, suffix, title)
+
+
+def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | None):
+    import tempfile
+
+    from minirag_store.convert import Converted, convert_file
+
+    with tempfile.TemporaryDirectory(prefix="minirag-url-") as tmp:
+        path = Path(tmp) / f"download{suffix}"
+        path.write_bytes(body)
+        converted = convert_file(path, index.config)
+    # The temp name says nothing; an explicit title wins, else the document's own.
+    chosen = title or (converted.title if converted.title != "download" else None)
+    return Converted(converted.markdown, chosen, converted.ocr_engine)

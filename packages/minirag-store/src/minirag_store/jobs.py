@@ -1,0 +1,149 @@
+"""Job records: live counters, per-file errors and the state of one sync or bulk ingest.
+
+A :class:`Job` is written by the one thread doing the work and read by any number of
+pollers, so every change and every snapshot happens under its lock: a poll sees the
+counts as they are *now*, not zeros until the end. :class:`JobRegistry` keeps the most
+recent jobs of an Index so ``sync_status`` can answer for them after they finish.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from datetime import UTC, datetime
+
+from minirag_store.errors import NotFoundError
+from minirag_store.results import JobCounts, JobError, JobState, JobStatus
+
+__all__ = ["COUNT_KEYS", "Job", "JobRegistry", "now_iso"]
+
+COUNT_KEYS: tuple[str, ...] = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+_TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
+
+
+def now_iso() -> str:
+    """The current time as ISO-8601 UTC (what startedAt/finishedAt carry)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _zero_counts() -> JobCounts:
+    return {"scanned": 0, "ingested": 0, "skipped": 0, "deleted": 0, "unreadable": 0, "failed": 0}
+
+
+class Job:
+    """One job's live record. Thread-safe; :meth:`snapshot` returns the wire shape."""
+
+    def __init__(self, job_id: str | None = None) -> None:
+        self.job_id = job_id or uuid.uuid4().hex
+        self._lock = threading.Lock()
+        self._state: JobState = "pending"
+        self._started: str | None = None
+        self._finished: str | None = None
+        self._counts = _zero_counts()
+        self._errors: list[JobError] = []
+        self._error: str | None = None
+        self._cancel = threading.Event()
+        self.done = 0  # files finished, for progress bars
+        self.total: int | None = None
+
+    # ---------------------------------------------------------------- writers
+    def start(self) -> None:
+        """Mark the job running (records startedAt)."""
+        with self._lock:
+            self._state = "running"
+            self._started = now_iso()
+
+    def add(self, key: str, n: int = 1) -> None:
+        """Bump one counter (``scanned``, ``ingested`` ...) by ``n``."""
+        with self._lock:
+            self._counts[key] += n  # type: ignore[literal-required]
+
+    def note(self, source: str, error: str, *, count: str | None = None) -> None:
+        """Record a per-file problem, optionally bumping a counter with it."""
+        with self._lock:
+            self._errors.append({"source": source, "error": error})
+            if count is not None:
+                self._counts[count] += 1  # type: ignore[literal-required]
+
+    def finish(self, state: JobState, error: str | None = None) -> None:
+        """Publish the end: finishedAt first, then the terminal state pollers act on."""
+        with self._lock:
+            if self._started is None:
+                self._started = now_iso()
+            self._finished = now_iso()
+            self._error = error
+            self._state = state
+
+    # ---------------------------------------------------------------- readers
+    @property
+    def state(self) -> JobState:
+        """The current state."""
+        with self._lock:
+            return self._state
+
+    @property
+    def finished(self) -> bool:
+        """True once the job reached succeeded, failed or cancelled."""
+        return self.state in _TERMINAL
+
+    def counts(self) -> JobCounts:
+        """A copy of the counters now."""
+        with self._lock:
+            return JobCounts(**self._counts)
+
+    def snapshot(self) -> JobStatus:
+        """The job as ``sync_status`` returns it, consistent at one instant."""
+        with self._lock:
+            return {
+                "jobId": self.job_id,
+                "state": self._state,
+                "startedAt": self._started,
+                "finishedAt": self._finished,
+                "counts": JobCounts(**self._counts),
+                "errors": list(self._errors),
+                "error": self._error,
+            }
+
+    # ------------------------------------------------------------ cancellation
+    def request_cancel(self) -> None:
+        """Ask the worker to stop at the next file boundary."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        """True once :meth:`request_cancel` was called."""
+        return self._cancel.is_set()
+
+
+class JobRegistry:
+    """The recent jobs of one Index, newest last; old finished ones are forgotten."""
+
+    def __init__(self, keep: int = 32) -> None:
+        self._keep = keep
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, job: Job) -> None:
+        """Register a job, dropping the oldest finished ones beyond ``keep``."""
+        with self._lock:
+            self._jobs[job.job_id] = job
+            excess = len(self._jobs) - self._keep
+            for old_id in [j for j, old in self._jobs.items() if old.finished][: max(0, excess)]:
+                del self._jobs[old_id]
+
+    def get(self, job_id: str) -> Job:
+        """The job with this id, or :class:`NotFoundError`."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise NotFoundError(
+                f"Unknown sync job {job_id!r}: it was never started by this process, or it "
+                "finished long enough ago to be forgotten. Start a new one with sync_start."
+            )
+        return job
+
+    def active(self) -> list[Job]:
+        """Jobs not finished yet."""
+        with self._lock:
+            return [job for job in self._jobs.values() if not job.finished]

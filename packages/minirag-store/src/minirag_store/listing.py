@@ -1,0 +1,88 @@
+"""``list_files``: the files on disk under the roots with their index state.
+
+One scan plus one ``table.source_meta()`` call; the state comes from a stat
+comparison (no hashing, no per-file query), so listing a large tree stays cheap:
+
+* ``ingested``      indexed, (size, mtime) as indexed, current chunking scheme;
+* ``stale``         indexed, but the file's size or mtime changed since;
+* ``stale_scheme``  indexed with an older chunking scheme (a sync re-cuts it);
+* ``not_ingested``  on disk, not in the index;
+* ``unreadable``    an indexed image still on disk while the OCR add-on is missing.
+
+Indexed data and URL sources follow the files (they have no file to compare with).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.paths import display_path, normalize_scopes, scope_matches
+from minirag_store.results import FileRow, FileState, ListResult
+
+if TYPE_CHECKING:
+    from minirag_store.service import Index
+
+__all__ = ["file_state", "list_files"]
+
+
+def file_state(entry: Any, meta: Any, scheme: int) -> FileState:
+    """The state of a scanned file given its indexed metadata (or None)."""
+    if meta is None:
+        return "not_ingested"
+    if meta.scheme_version < scheme:
+        return "stale_scheme"
+    if meta.size != entry.size or meta.mtime != entry.mtime:
+        return "stale"
+    return "ingested"
+
+
+def _row(index: Index, source: str, source_type: str, meta: Any, state: FileState) -> FileRow:
+    return {
+        "source": source,
+        "displayPath": display_path(index.config, source, source_type),
+        "sourceType": source_type,  # type: ignore[typeddict-item]
+        "title": meta.title if meta is not None else "",
+        "state": state,
+        "chunkCount": meta.chunk_count if meta is not None else 0,
+        "ocrEngine": meta.ocr_engine if meta is not None else "",
+    }
+
+
+def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListResult:
+    """Files under the roots (within ``scope``) with their state, then data/url sources."""
+    from minirag_chunker import SCHEME_VERSION
+
+    from minirag_store.convert import IMAGE_EXTENSIONS
+    from minirag_store.scan import scan
+
+    scopes = normalize_scopes(scope)
+    result = scan(index.config, None)
+    metas: dict[str, Any] = index.table().source_meta()
+    rows: list[FileRow] = []
+    seen: set[str] = set()
+    for entry in sorted(result.files, key=lambda e: e.source):
+        seen.add(entry.source)
+        if scope_matches(entry.source, scopes):
+            meta = metas.get(entry.source)
+            state = file_state(entry, meta, SCHEME_VERSION)
+            rows.append(_row(index, entry.source, "file", meta, state))
+    others: list[FileRow] = []
+    for source in sorted(metas):
+        meta = metas[source]
+        if source in seen or not scope_matches(source, scopes):
+            continue
+        if meta.source_type != "file":
+            state: FileState = (
+                "stale_scheme" if meta.scheme_version < SCHEME_VERSION else "ingested"
+            )
+            others.append(_row(index, source, meta.source_type, meta, state))
+        elif Path(source).suffix.lower() in IMAGE_EXTENSIONS and os.path.isfile(source):
+            rows.append(_row(index, source, "file", meta, "unreadable"))
+    listing: ListResult = {"files": rows + others}
+    warnings = [str(w) for w in result.warnings]
+    if warnings:
+        listing["warnings"] = warnings
+    return listing

@@ -1,0 +1,186 @@
+"""Parsing files in parallel worker processes, streamed back in bounded batches.
+
+Conversion (markitdown, PDF text, OCR) is CPU-bound Python, so it runs in a
+``ProcessPoolExecutor`` while the main process embeds: the embedder never waits for a
+slow PDF as long as other files are ready. At most a few tasks per worker are in
+flight, so however many files a sync covers, only that many parsed documents sit in
+memory at once. Each worker imports markitdown once, in its initializer.
+
+A worker also hashes the file: a file whose (size, mtime) changed but whose bytes hash
+to the value already indexed comes back ``unchanged`` without being converted at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from minirag_store.config import Config
+
+__all__ = [
+    "POOL_THRESHOLD",
+    "ParseTask",
+    "Parsed",
+    "default_workers",
+    "file_digest",
+    "parse_all",
+    "parse_one",
+]
+
+#: Below this many files a pool costs more than it saves: spawning a worker and
+#: importing markitdown takes about a second, converting a small file a few ms.
+POOL_THRESHOLD = 12
+_IN_FLIGHT_PER_WORKER = 4
+_HASH_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ParseTask:
+    """One file to parse. With ``known_hash`` set, identical bytes mean "unchanged"."""
+
+    source: str
+    path: str
+    known_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a worker sends back for one file: a document, "unchanged", or an error."""
+
+    source: str
+    size: int = 0
+    mtime: float = 0.0
+    file_hash: str = ""
+    unchanged: bool = False
+    markdown: str = ""
+    title: str = ""
+    ocr_engine: str = ""
+    error: str | None = None
+
+
+def default_workers() -> int:
+    """Worker processes for parsing: one per core, at most four."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def file_digest(path: str | Path) -> tuple[str, int, float]:
+    """(blake2b hex digest, size, mtime) of a file, stat taken on the open file."""
+    digest = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        while block := fh.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest(), st.st_size, st.st_mtime
+
+
+def parse_one(task: ParseTask, config: Config) -> Parsed:
+    """Hash and convert one file; never raises for a per-file problem (it is returned)."""
+    from minirag_store.convert import convert_file
+    from minirag_store.errors import MiniragError
+
+    try:
+        file_hash, size, mtime = file_digest(task.path)
+    except OSError as e:
+        return Parsed(task.source, error=f"could not read the file: {e.strerror or e}")
+    if task.known_hash is not None and file_hash == task.known_hash:
+        return Parsed(task.source, size, mtime, file_hash, unchanged=True)
+    try:
+        converted = convert_file(Path(task.path), config)
+    except MiniragError as e:
+        return Parsed(task.source, size, mtime, file_hash, error=str(e))
+    except Exception as e:  # a converter bug on one file must not end the whole sync
+        return Parsed(task.source, size, mtime, file_hash, error=f"{type(e).__name__}: {e}")
+    return Parsed(
+        task.source,
+        size,
+        mtime,
+        file_hash,
+        markdown=converted.markdown,
+        title=converted.title or "",
+        ocr_engine=converted.ocr_engine,
+    )
+
+
+def _warm() -> None:
+    """Worker initializer: import the converter once per worker, not per file.
+
+    markitdown itself loads on the first file that needs it (plain text and markdown
+    never do) and then stays loaded for the worker's life.
+    """
+    import minirag_store.convert  # noqa: F401
+
+
+def parse_all(
+    tasks: list[ParseTask],
+    config: Config,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    workers: int | None = None,
+) -> Iterator[Parsed]:
+    """Parse ``tasks``, yielding results as they complete (not in task order).
+
+    Few tasks are parsed in this process; more go to a spawn-context process pool (fork
+    is unsafe once LanceDB and onnxruntime threads exist) with a bounded number in
+    flight. Stops submitting as soon as ``cancelled()`` turns true.
+    """
+    count = workers if workers is not None else default_workers()
+    if len(tasks) < POOL_THRESHOLD or count < 1:
+        for task in tasks:
+            if cancelled():
+                return
+            yield parse_one(task, config)
+        return
+    yield from _pooled(tasks, config, cancelled, count)
+
+
+def _pooled(
+    tasks: Iterable[ParseTask], config: Config, cancelled: Callable[[], bool], workers: int
+) -> Iterator[Parsed]:
+    import multiprocessing
+
+    queue = iter(tasks)
+    limit = workers * _IN_FLIGHT_PER_WORKER
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+    )
+    pending: dict[Future[Parsed], ParseTask] = {}
+    finished_cleanly = False
+    try:
+        _fill(pool, queue, pending, limit, config)
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield _outcome(future, pending.pop(future))
+            if cancelled():
+                return
+            _fill(pool, queue, pending, limit, config)
+        finished_cleanly = True
+    finally:
+        # On cancel (or the consumer stopping) drop queued work and do not wait for a
+        # slow conversion still running: its result would be thrown away anyway.
+        pool.shutdown(wait=finished_cleanly, cancel_futures=True)
+
+
+def _fill(
+    pool: ProcessPoolExecutor,
+    queue: Iterator[ParseTask],
+    pending: dict[Future[Parsed], ParseTask],
+    limit: int,
+    config: Config,
+) -> None:
+    while len(pending) < limit:
+        task = next(queue, None)
+        if task is None:
+            return
+        pending[pool.submit(parse_one, task, config)] = task
+
+
+def _outcome(future: Future[Parsed], task: ParseTask) -> Parsed:
+    try:
+        return future.result()
+    except Exception as e:  # the worker died (segfault in a parser, OOM kill ...)
+        return Parsed(task.source, error=f"the parser process failed: {type(e).__name__}: {e}")

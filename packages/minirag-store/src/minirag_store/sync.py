@@ -1,0 +1,283 @@
+"""Sync: reconcile the index with the document roots, in the foreground or as a job.
+
+One scan, one ``table.source_meta()`` call and a stat comparison decide everything, so
+a re-sync of an unchanged corpus issues no per-file query. Per file:
+
+* not indexed, or cut by an older chunking scheme -> parsed and ingested;
+* (size, mtime) as indexed -> skipped, nothing read;
+* (size, mtime) differ -> hashed in a worker; the same bytes -> skipped, and the new
+  mtime is stored (``table.touch``) so the file is not hashed again next time;
+  other bytes -> parsed and ingested;
+* larger than MAX_FILE_SIZE -> counted ``skipped`` with a ``skipped-oversized`` entry in
+  ``errors``. Deliberately not ``failed``: shells exit 1 on failures, and a file the
+  user chose not to index would otherwise fail every sync until it is deleted;
+* indexed but gone from the scan -> deleted, except an image that is still on disk
+  while the OCR add-on is missing: it is kept and counted ``unreadable``.
+
+Only file sources inside the current roots (and the requested path) are ever deleted;
+data and URL sources are never touched. One sync at a time per index (:mod:`lock`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.config import Config
+from minirag_store.errors import MiniragError, SyncBusyError
+from minirag_store.ingest import oversized_message, report_progress, write_parsed
+from minirag_store.jobs import Job, JobRegistry
+from minirag_store.lock import SyncLock
+from minirag_store.parse_worker import Parsed, ParseTask, parse_all
+from minirag_store.paths import root_of, scope_matches, source_for_path
+from minirag_store.results import JobStatus
+
+if TYPE_CHECKING:
+    from minirag_store.service import Index, ProgressCallback
+
+__all__ = ["SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+
+
+@dataclass
+class SyncPlan:
+    """What one sync will do, decided from the scan and the index's source metadata."""
+
+    scanned: int = 0
+    unchanged: int = 0
+    tasks: list[ParseTask] = field(default_factory=list)
+    oversized: list[tuple[str, int]] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    to_delete: list[str] = field(default_factory=list)
+
+
+def _image_extensions() -> frozenset[str]:
+    from minirag_store.convert import IMAGE_EXTENSIONS
+
+    return IMAGE_EXTENSIONS
+
+
+def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
+    """None when the file is unchanged; else a task (with the hash to compare, if any)."""
+    source, path = entry.source, str(entry.path)
+    if meta is None or meta.source_type != "file" or meta.scheme_version < scheme:
+        return ParseTask(source, path)
+    if meta.size == entry.size and meta.mtime == entry.mtime:
+        return None
+    return ParseTask(source, path, known_hash=meta.file_hash or None)
+
+
+def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path | None) -> SyncPlan:
+    """Diff a :class:`~minirag_store.scan.ScanResult` against indexed ``metas``."""
+    from minirag_chunker import SCHEME_VERSION
+
+    plan = SyncPlan()
+    for entry in scanned.oversized:
+        plan.oversized.append((entry.source, entry.size))
+    for entry in scanned.files:
+        task = _task_for(entry, metas.get(entry.source), SCHEME_VERSION)
+        if task is None:
+            plan.unchanged += 1
+        else:
+            plan.tasks.append(task)
+    plan.scanned = len(scanned.files) + len(scanned.oversized)
+    seen = {e.source for e in scanned.files} | {e.source for e in scanned.oversized}
+    scope = (str(under),) if under is not None else None
+    images = _image_extensions()
+    for source, meta in metas.items():
+        if source in seen or meta.source_type != "file" or not scope_matches(source, scope):
+            continue
+        root = root_of(config, Path(source))
+        if root is None or _hidden_from_scan(source, root):
+            continue  # under other roots, or behind an unreadable folder: leave it be
+        if Path(source).suffix.lower() in images and os.path.isfile(source):
+            plan.unreadable.append(source)
+        else:
+            plan.to_delete.append(source)
+    return plan
+
+
+def _hidden_from_scan(source: str, root: Path) -> bool:
+    """True when ``source`` may still exist but the scan could not see it.
+
+    A folder without read permission is a scan warning, not a reason to drop every
+    file indexed from it; only a file that is provably gone (or now excluded by the
+    rules) is deleted.
+    """
+    try:
+        os.lstat(source)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # permission denied on the way: cannot tell, keep it
+    folder = Path(source).parent
+    while folder != root and root in folder.parents:
+        if not os.access(folder, os.R_OK | os.X_OK):
+            return True
+        folder = folder.parent
+    return False
+
+
+def _scan(config: Config, under: Path | None, job: Job) -> Any:
+    from minirag_store.scan import ScanResult, scan
+
+    if under is not None and not os.path.lexists(under):
+        return ScanResult([], [])  # gone: reconciling it means deleting what was indexed
+    result = scan(config, under)
+    for warning in result.warnings:
+        job.note(str(under or "(scan)"), f"warning: {warning}")
+    return result
+
+
+def _unreadable_message() -> str:
+    from minirag_store.convert import OCR_INSTALL_HINT
+
+    return (
+        "kept in the index: this install cannot read images without the OCR add-on, so the "
+        f"file was neither re-ingested nor deleted; install it with: {OCR_INSTALL_HINT}"
+    )
+
+
+def _record_plan(job: Job, plan: SyncPlan, config: Config) -> None:
+    job.add("scanned", plan.scanned)
+    job.total = plan.scanned
+    job.add("skipped", plan.unchanged)
+    job.done += plan.unchanged
+    for source, size in plan.oversized:
+        job.note(source, oversized_message(size, config.max_file_size), count="skipped")
+        job.done += 1
+    for source in plan.unreadable:
+        job.note(source, _unreadable_message(), count="unreadable")
+
+
+def _touch(table: Any, touched: list[Parsed]) -> None:
+    """Store the new mtime of files whose bytes hashed as already indexed.
+
+    One update per such file; they are rare (a checkout or a copy that kept the bytes),
+    and each one saves hashing that file on every later sync.
+    """
+    for parsed in touched:
+        table.touch(parsed.source, parsed.mtime)
+
+
+def reconcile(
+    index: Index, job: Job, under: Path | None, progress: ProgressCallback | None = None
+) -> None:
+    """Run one sync into ``job`` (the caller holds the sync lock and finishes the job)."""
+    config = index.config
+    scanned = _scan(config, under, job)
+    table = index.table()
+    plan = plan_sync(config, scanned, table.source_meta(), under)
+    _record_plan(job, plan, config)
+    report_progress(job, progress, None)
+    job.done -= 1  # that report was the scan's, not a file's
+    if plan.to_delete and not job.cancel_requested:
+        table.delete_sources(plan.to_delete)
+        job.add("deleted", len(plan.to_delete))
+    if not plan.tasks:
+        if plan.to_delete:
+            table.maintain()
+        return
+    touched: list[Parsed] = []
+    stream = parse_all(plan.tasks, config, cancelled=lambda: job.cancel_requested)
+    try:
+        write_parsed(index, job, stream, progress=progress, touched=touched)
+    finally:
+        _touch(table, touched)
+
+
+class SyncManager:
+    """Sync jobs of one Index: background (:meth:`start`) or foreground (:meth:`run`)."""
+
+    def __init__(self, index: Index) -> None:
+        self._index = index
+        self._jobs = JobRegistry()
+        self._guard = threading.Lock()
+        self._threads: dict[str, threading.Thread] = {}
+
+    def _under(self, path: str | None) -> Path | None:
+        if path is None or not path.strip():
+            return None
+        return Path(source_for_path(self._index.config, path))
+
+    def _begin(self, path: str | None) -> tuple[Job, SyncLock, Path | None]:
+        """Check the path, refuse if a sync runs (here or elsewhere), take the lock."""
+        under = self._under(path)
+        with self._guard:
+            for active in self._jobs.active():
+                raise SyncBusyError(
+                    f"A sync job ({active.job_id}) is already running in this process; poll "
+                    "sync_status until it finishes, or cancel it"
+                )
+            lock = SyncLock(self._index.config.db_path)
+            lock.acquire()
+            job = Job()
+            self._jobs.add(job)
+        return job, lock, under
+
+    def _work(
+        self, job: Job, lock: SyncLock, under: Path | None, progress: ProgressCallback | None
+    ) -> None:
+        job.start()
+        state, error = "failed", "interrupted"
+        try:
+            reconcile(self._index, job, under, progress)
+            state, error = ("cancelled" if job.cancel_requested else "succeeded"), None
+        except MiniragError as e:
+            error = str(e)
+        except Exception as e:  # a background job reports what broke instead of dying silently
+            error = f"{type(e).__name__}: {e}"
+        finally:
+            # Release before publishing the terminal state: a client that restarts as soon
+            # as it sees "succeeded" must not meet this process's own flock.
+            lock.release()
+            job.finish(state, error)  # type: ignore[arg-type]
+
+    def start(self, path: str | None = None) -> str:
+        """Start a background sync; returns its jobId. Refuses at once when busy."""
+        job, lock, under = self._begin(path)
+        thread = threading.Thread(
+            target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
+        )
+        thread.daemon = True
+        try:
+            thread.start()
+        except RuntimeError as e:
+            lock.release()
+            job.finish("failed", f"could not start the sync thread: {e}")
+            raise
+        self._threads[job.job_id] = thread
+        return job.job_id
+
+    def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
+        """Sync in the calling thread and return the finished job."""
+        job, lock, under = self._begin(path)
+        self._work(job, lock, under, progress)
+        return job.snapshot()
+
+    def status(self, job_id: str) -> JobStatus:
+        """The live status of a job (NotFoundError for an unknown id)."""
+        return self._jobs.get(job_id).snapshot()
+
+    def cancel(self, job_id: str) -> JobStatus:
+        """Ask a job to stop after the files in hand; returns its status now."""
+        job = self._jobs.get(job_id)
+        if not job.finished:
+            job.request_cancel()
+        return job.snapshot()
+
+    def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
+        """Block until a background job finishes (or ``timeout`` passes); its status."""
+        thread = self._threads.get(job_id)
+        if thread is not None:
+            thread.join(timeout)
+        return self.status(job_id)
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Cancel running jobs and wait (up to ``timeout`` each) for their threads."""
+        for job in self._jobs.active():
+            job.request_cancel()
+        for thread in list(self._threads.values()):
+            thread.join(timeout)
