@@ -1,0 +1,84 @@
+"""The ``minirag-mcp`` command: serve MCP (stdio by default, or HTTP), or print status.
+
+Kept to argparse and late imports: ``status`` and ``--version`` never load fastmcp, and
+serving loads fastmcp but nothing heavy until the first tool call. Nothing here writes to
+stdout while serving on stdio; logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from minirag_store import Index
+
+__all__ = ["main"]
+
+DEFAULT_PORT = 8000
+
+
+def _parser() -> argparse.ArgumentParser:
+    from minirag_mcp import version
+
+    parser = argparse.ArgumentParser(
+        prog="minirag-mcp",
+        description="Local hybrid search over your documents, as an MCP server. "
+        "Configure with BASE_DIR/BASE_DIRS, DB_PATH, MODEL_NAME ... env vars.",
+    )
+    parser.add_argument("--version", action="version", version=f"minirag-mcp {version()}")
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default; what desktop clients launch) or http (Streamable HTTP)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser(
+        "status",
+        help="print configuration and index status as JSON and exit 0, even when the "
+        "configuration is broken (run it before restarting a desktop client)",
+    )
+    return parser
+
+
+def _status(index: Index) -> int:
+    """Print what the ``status`` tool would answer; exit 0 even with a broken config."""
+    from minirag_mcp.instructions import instructions_for
+
+    result = dict(index.status())
+    if instructions_for(index).truncated:
+        result["instructionsTruncated"] = True
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``minirag-mcp`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="minirag-mcp %(levelname)s: %(message)s"
+    )
+    from minirag_store import Index
+
+    index = Index.open(os.environ)
+    if args.command == "status":
+        try:
+            return _status(index)
+        finally:
+            index.close()
+    from minirag_mcp.server import serve
+
+    serve(index, args.transport, host=args.host, port=args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Build and run the minirag MCP server over one :class:`minirag_store.Index`.
+
+The Index is created up front because opening it only reads the configuration (cheap,
+and never raises: a broken configuration becomes degraded mode). The embedding model and
+the LanceDB table open inside the Index on the first call that needs them, once, so the
+handshake answers before any heavy library is imported.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastmcp import FastMCP
+from minirag_store import Index
+
+from minirag_mcp import version
+from minirag_mcp.instructions import instructions_for
+from minirag_mcp.tools import register_tools
+
+__all__ = ["create_server", "serve"]
+
+logger = logging.getLogger(__name__)
+
+
+def create_server(index: Index) -> FastMCP:
+    """The FastMCP server exposing minirag's 11 tools over ``index``.
+
+    With a broken configuration the server still builds: ``status`` reports the error
+    and every other tool fails with it. ``RAG_INSTRUCTIONS_APPEND`` (read by the config
+    loader) is added to the instructions only when the configuration loaded.
+    """
+    instructions = instructions_for(index)
+    if instructions.truncated:
+        logger.warning(
+            "RAG_INSTRUCTIONS_APPEND was cut to keep the instructions within 2048 characters"
+        )
+    if index.config_error is not None:
+        logger.warning("starting in degraded mode: %s", index.config_error)
+    mcp = FastMCP(
+        name="minirag",
+        instructions=instructions.text,
+        version=version(),
+        # Our tool errors carry messages written for the model; unexpected ones are bugs
+        # whose message still helps more than a bare "Error calling tool".
+        mask_error_details=False,
+    )
+    register_tools(mcp, index, instructions_truncated=instructions.truncated)
+    return mcp
+
+
+def serve(
+    index: Index, transport: str = "stdio", host: str = "127.0.0.1", port: int | None = None
+) -> None:
+    """Serve ``index`` until the client goes away, then stop background syncs.
+
+    ``transport`` is ``stdio`` (what desktop clients launch) or ``http`` (Streamable
+    HTTP on ``host:port``, loopback by default). No banner: on stdio, stdout carries
+    protocol messages only, and logs go to stderr.
+    """
+    server = create_server(index)
+    try:
+        if transport == "http":
+            server.run("http", show_banner=False, host=host, port=port)
+        else:
+            server.run("stdio", show_banner=False)
+    finally:
+        index.close()

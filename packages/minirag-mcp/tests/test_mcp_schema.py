@@ -1,0 +1,89 @@
+"""What a client sees in tools/list: names, argument schemas, output schemas, annotations."""
+
+from __future__ import annotations
+
+import pytest
+from fastmcp import Client
+from minirag_mcp.server import create_server
+from minirag_store import Index
+
+pytestmark = pytest.mark.anyio
+
+ARGS = {
+    "sync_start": {"path"},
+    "sync_status": {"jobId"},
+    "ingest_file": {"filePath"},
+    "ingest_data": {"data", "source", "format", "title"},
+    "ingest_url": {"url", "source", "title"},
+    "query_documents": {"query", "topK", "scope"},
+    "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
+    "read_file": {"filePath", "source"},
+    "list_files": {"scope"},
+    "delete_file": {"filePath", "source"},
+    "status": set(),
+}
+READ_ONLY = {
+    "sync_status",
+    "query_documents",
+    "read_chunk_neighbors",
+    "read_file",
+    "list_files",
+    "status",
+}
+
+
+@pytest.fixture
+async def tools(corpus_env):
+    async with Client(create_server(Index.open(corpus_env))) as client:
+        yield {t.name: t for t in await client.list_tools()}
+
+
+async def test_the_eleven_tools_with_camelcase_arguments(tools):
+    assert set(tools) == set(ARGS)
+    for name, tool in tools.items():
+        assert set(tool.input_schema.get("properties", {})) == ARGS[name], name
+        assert len(tool.description or "") > 80, f"{name} needs a real description"
+
+
+async def test_required_arguments_and_bounds(tools):
+    def schema(tool: str) -> dict:
+        return tools[tool].input_schema
+
+    assert set(schema("query_documents")["required"]) == {"query"}
+    top_k = schema("query_documents")["properties"]["topK"]
+    assert top_k["default"] == 8 and top_k["minimum"] == 1
+    assert schema("ingest_data")["properties"]["format"]["enum"] == ["text", "markdown", "html"]
+    assert set(schema("ingest_data")["required"]) == {"data", "source"}
+    assert schema("read_chunk_neighbors")["required"] == ["chunkIndex"]
+    assert schema("sync_status")["required"] == ["jobId"]
+    assert schema("ingest_file")["required"] == ["filePath"]
+    scope = schema("query_documents")["properties"]["scope"]
+    assert {"type": "string"} in scope["anyOf"]
+    assert {"items": {"type": "string"}, "type": "array"} in scope["anyOf"]
+    for tool in ARGS:
+        for prop, spec in schema(tool).get("properties", {}).items():
+            assert spec.get("description"), f"{tool}.{prop} has no description"
+
+
+async def test_structured_output_schemas_carry_the_wire_fields(tools):
+    def fields(tool: str) -> set[str]:
+        return set(tools[tool].output_schema["properties"])
+
+    assert {"results", "sources", "parents", "notice"} <= fields("query_documents")
+    source_row = tools["query_documents"].output_schema["properties"]["sources"]["items"]
+    assert "displayPath" in source_row["properties"]
+    assert fields("sync_start") == {"jobId"}
+    assert {"state", "counts", "errors"} <= fields("sync_status")
+    assert {"version", "configError", "instructionsTruncated"} <= fields("status")
+    assert "files" in fields("list_files")
+    assert all(tools[name].output_schema for name in ARGS)
+
+
+async def test_annotations_tell_clients_what_is_safe(tools):
+    for name, tool in tools.items():
+        hints = tool.annotations
+        assert hints is not None, name
+        assert hints.read_only_hint is (name in READ_ONLY), name
+        assert hints.open_world_hint is (name == "ingest_url"), name
+        if name not in READ_ONLY:
+            assert hints.destructive_hint is (name == "delete_file"), name
