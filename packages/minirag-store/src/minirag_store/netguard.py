@@ -58,8 +58,8 @@ def _plain_reason(ip: IPAddress) -> str | None:
         (ip.is_link_local, "link-local"),
         (ip.is_multicast, "multicast"),
         (isinstance(ip, ipaddress.IPv4Address) and ip in _CGNAT, "carrier-grade NAT (CGNAT)"),
-        (ip.is_private, "private"),
         (ip.is_reserved, "reserved"),
+        (ip.is_private, "private"),
         (not ip.is_global, "non-public"),
     )
     return next((reason for hit, reason in checks if hit), None)
