@@ -121,6 +121,12 @@ def invoke(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable
 
 
 @pytest.fixture(scope="session")
+def corpus() -> Callable[[Path], dict[str, Path]]:
+    """The corpus writer: ``corpus(root)`` writes the test documents under ``root``."""
+    return write_corpus
+
+
+@pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory, run_cli) -> dict:
     """A real folder with the corpus, ingested once through the CLI (read-only tests)."""
     base = tmp_path_factory.mktemp("built")

@@ -31,8 +31,12 @@ QUERY_RESULT = {
         _hit("/docs/ops.md", 0, "Timeouts are retried twice.", 0.0161, None),
     ],
     "sources": [
-        {"source": "/docs/net/timeouts.md", "title": "Timeouts", "hits": 1,
-         "displayPath": "net/timeouts.md"},
+        {
+            "source": "/docs/net/timeouts.md",
+            "title": "Timeouts",
+            "hits": 1,
+            "displayPath": "net/timeouts.md",
+        },
         {"source": "/docs/ops.md", "title": "Ops", "hits": 1, "displayPath": "ops.md"},
     ],
     "parents": {},
@@ -96,7 +100,7 @@ def test_term_spans_match_inflections_not_stopwords(query, text, expected):
     assert [text[a:b] for a, b in spans] == expected
 
 
-def _row(display: str, state: str, chunks: int, title: str = "", ocr: str = "", kind="file"):
+def _row(display: str, state: str, chunks: int, title: str = "", *, ocr: str = "", kind="file"):
     return {
         "source": "/docs/" + display if kind == "file" else display,
         "displayPath": display,
@@ -141,8 +145,14 @@ def test_status_with_broken_config_shows_the_error(capsys):
 def test_status_lists_settings_in_reading_order(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "160")
     show_status(
-        {"chunkCount": 12, "version": "0.1.0", "roots": ["/a", "/b"], "grouping": None,
-         "model": "m", "sourceCount": 3}
+        {
+            "chunkCount": 12,
+            "version": "0.1.0",
+            "roots": ["/a", "/b"],
+            "grouping": None,
+            "model": "m",
+            "sourceCount": 3,
+        }
     )
     lines = [line.split(None, 1) for line in capsys.readouterr().out.splitlines()]
     labels = [parts[0] for parts in lines if parts]
@@ -152,10 +162,19 @@ def test_status_lists_settings_in_reading_order(capsys, monkeypatch):
 
 
 def test_job_line_carries_every_counter(capsys):
-    counts = {"scanned": 5, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0,
-              "failed": 1}
-    show_job({"jobId": "j", "state": "succeeded", "startedAt": None, "finishedAt": None,
-              "counts": counts, "errors": [], "error": None}, "sync")
+    counts = {"scanned": 5, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0, "failed": 1}
+    show_job(
+        {
+            "jobId": "j",
+            "state": "succeeded",
+            "startedAt": None,
+            "finishedAt": None,
+            "counts": counts,
+            "errors": [],
+            "error": None,
+        },
+        "sync",
+    )
     assert capsys.readouterr().out == (
-        "sync succeeded: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
+        "sync done: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
     )

@@ -61,7 +61,8 @@ def show_job(job: JobStatus, verb: str) -> None:
     """A finished sync/ingest: its state and every counter, on one line."""
     counts = job["counts"]
     line = ", ".join(f"{key} {counts[key]}" for key in _COUNT_ORDER if key in counts)
-    typer.echo(f"{verb} {job['state']}: {line}")
+    state = "done" if job["state"] == "succeeded" else job["state"]
+    typer.echo(f"{verb} {state}: {line}")
 
 
 def show_ingested(result: IngestResult) -> None:

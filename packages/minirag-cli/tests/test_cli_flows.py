@@ -1,0 +1,236 @@
+"""Every subcommand through typer's runner against a real index (real LanceDB, real
+markitdown, the offline model): its ``--json`` equals what the store's Index returns for
+the same index, its human output reads right, relative paths resolve against the cwd."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+from minirag_store import Index
+
+
+def _index(env: dict[str, str], root: Path, db: Path) -> Index:
+    return Index.open(env, base_dirs=[str(root)], db_path=str(db))
+
+
+@pytest.fixture
+def same_index(built, cli_env):
+    """The store's own view of the CLI-built index, for side-by-side comparison."""
+    index = _index(cli_env, built["root"], built["db"])
+    yield index
+    index.close()
+
+
+# ---------------------------------------------------------------- read-only, shared index
+def test_query_json_is_the_index_result(invoke, built, same_index):
+    ran = invoke("query", "connection timeout error", "--top-k", "5", "--json", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    assert ran.json() == same_index.query("connection timeout error", top_k=5)
+    assert ran.json()["results"][0]["source"] == str(built["files"]["timeouts"])
+
+
+def test_query_human_output_ranks_and_lists_sources(invoke, built):
+    ran = invoke("query", "connection timeout error", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert lines[0].startswith("1. notes/timeouts.md")
+    assert "Connection timeouts" in lines[0] and "score" in lines[0]
+    assert "raises a connection timeout error" in ran.stdout
+    sources = lines[lines.index("Sources:") + 1 :]
+    assert sources[0].split()[0] == "notes/timeouts.md"
+    assert "\x1b" not in ran.stdout
+
+
+def test_query_scope_relative_to_cwd(invoke, built, same_index, monkeypatch):
+    monkeypatch.chdir(built["root"])
+    ran = invoke("query", "eggs and flour", "--scope", "recipes", "--json", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    result = ran.json()
+    assert {hit["source"] for hit in result["results"]} == {str(built["files"]["pancakes"])}
+    assert result == same_index.query("eggs and flour", scope=[str(built["root"] / "recipes")])
+
+
+def test_query_top_k_zero_is_refused(invoke, built):
+    ran = invoke("query", "eggs", "--top-k", "0", *built["flags"])
+    assert ran.code == 1 and ran.stderr.startswith("error: ") and "top" in ran.stderr.lower()
+
+
+def test_read_neighbors_by_relative_file_path(invoke, built, same_index, monkeypatch):
+    monkeypatch.chdir(built["root"])
+    args = ["read-neighbors", "--file-path", "guide.md", "--chunk-index", "2"]
+    ran = invoke(*args, "--before", "1", "--after", "1", "--json", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    result = ran.json()
+    assert result == same_index.read_chunk_neighbors(str(built["files"]["guide"]), 2, 1, 1)
+    assert [c["chunkIndex"] for c in result["chunks"]] == [1, 2, 3]
+    human = invoke(*args, *built["flags"])
+    assert [line for line in human.stdout.splitlines() if line.startswith("── chunk")] == [
+        f"── chunk {c['chunkIndex']} · {c['title']}"
+        for c in same_index.read_chunk_neighbors(str(built["files"]["guide"]), 2)["chunks"]
+    ]
+
+
+def test_read_relative_path_prints_the_markdown(invoke, built, same_index, monkeypatch):
+    monkeypatch.chdir(built["root"] / "notes")
+    ran = invoke("read", "timeouts.md", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    expected = same_index.read_file(str(built["files"]["timeouts"]))
+    assert ran.stdout == expected["text"] + "\n"
+    assert "raises a connection timeout error" in ran.stdout
+    assert invoke("read", "timeouts.md", "--json", *built["flags"]).json() == expected
+
+
+def test_read_unknown_source_fails(invoke, built):
+    ran = invoke("read", "--source", "never-ingested", *built["flags"])
+    assert ran.code == 1 and ran.stderr.startswith("error: ") and "never-ingested" in ran.stderr
+
+
+def test_list_json_and_table(invoke, built, same_index):
+    ran = invoke("list", "--json", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    assert ran.json() == same_index.list_files()
+    table = invoke("list", *built["flags"])
+    rows = {line.split()[2]: line.split()[:2] for line in table.stdout.splitlines()[2:-1]}
+    assert rows["notes/timeouts.md"][0] == "ingested"
+    assert set(rows) == {"guide.md", "notes/timeouts.md", "recipes/pancakes.md"}
+    assert table.stdout.splitlines()[-1] == "3 entries: 3 ingested"
+
+
+def test_list_scope(invoke, built, monkeypatch):
+    monkeypatch.chdir(built["root"])
+    ran = invoke("list", "--scope", "notes", "--json", *built["flags"])
+    assert [row["displayPath"] for row in ran.json()["files"]] == ["notes/timeouts.md"]
+
+
+def test_status_json_and_table(invoke, built, same_index):
+    ran = invoke("status", "--json", *built["flags"])
+    assert ran.code == 0, ran.stderr
+    assert ran.json() == same_index.status()
+    assert ran.json()["sourceCount"] == 3
+    table = invoke("status", *built["flags"]).stdout
+    assert f"index folder           {built['db']}" in table
+    assert any(line.split() == ["sources", "3"] for line in table.splitlines())
+
+
+# ------------------------------------------------------------- mutating, one index per test
+@pytest.fixture
+def fresh(tmp_path, monkeypatch, corpus):
+    """A corpus in its own folder, made the cwd (so it is the default root)."""
+    root = tmp_path / "docs"
+    files = corpus(root)
+    monkeypatch.chdir(root)
+    return {"root": root, "files": files, "db": ["--db-path", str(tmp_path / "index")]}
+
+
+def test_ingest_relative_path_with_cwd_as_root(invoke, fresh, cli_env):
+    ran = invoke("ingest", "notes", "--json", *fresh["db"])
+    assert ran.code == 0, ran.stderr
+    job = ran.json()
+    assert job["state"] == "succeeded" and job["errors"] == []
+    assert job["counts"]["ingested"] == 1 and job["counts"]["failed"] == 0
+    assert ran.stderr == ""  # not a terminal: no progress bar
+    index = Index.open(cli_env, db_path=fresh["db"][1], cwd=fresh["root"])
+    states = {row["displayPath"]: row["state"] for row in index.list_files()["files"]}
+    index.close()
+    assert states == {
+        "notes/timeouts.md": "ingested",
+        "recipes/pancakes.md": "not_ingested",
+        "guide.md": "not_ingested",
+    }
+
+
+def test_sync_reconciles_and_reports_counts(invoke, fresh):
+    assert invoke("ingest", "notes", *fresh["db"]).code == 0
+    first = invoke("sync", *fresh["db"])
+    assert first.code == 0, first.stderr
+    assert first.stdout.startswith("sync done: scanned 3, ingested 2, skipped 1, deleted 0")
+    fresh["files"]["pancakes"].unlink()
+    second = invoke("sync", "recipes", "--json", *fresh["db"])  # a relative sub-path
+    assert second.code == 0, second.stderr
+    assert second.json()["counts"]["deleted"] == 1
+    assert second.json()["counts"]["ingested"] == 0
+
+
+def test_delete_relative_path_then_read_fails(invoke, fresh):
+    assert invoke("ingest", ".", *fresh["db"]).code == 0
+    ran = invoke("delete", "notes/timeouts.md", "--json", *fresh["db"])
+    assert ran.code == 0, ran.stderr
+    result = ran.json()
+    assert result["source"] == str(fresh["files"]["timeouts"]) and result["deletedChunks"] >= 1
+    assert fresh["files"]["timeouts"].exists()
+    human = invoke("delete", "recipes/pancakes.md", *fresh["db"])
+    assert human.stdout.startswith(f"deleted {fresh['files']['pancakes']} from the index (1 chunk")
+    gone = invoke("read", "notes/timeouts.md", *fresh["db"])
+    assert gone.code == 1 and gone.stderr.startswith("error: ")
+
+
+def test_ingest_per_file_failure_fails_the_run(invoke, fresh):
+    bad = fresh["root"] / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.7\nthis is not really a pdf\n")
+    ran = invoke("ingest", ".", *fresh["db"])
+    assert ran.code == 1
+    assert ran.stdout.startswith("ingest done: scanned 4, ingested 3")
+    assert ran.stdout.rstrip().endswith("failed 1")
+    warn, error = ran.stderr.splitlines()
+    assert warn.startswith(f"warn: {bad}: ")
+    assert error == "error: 1 file could not be ingested (see warn lines)"
+    as_json = invoke("ingest", ".", "--json", *fresh["db"])
+    assert as_json.code == 1
+    assert as_json.json()["counts"]["failed"] == 1
+    assert as_json.json()["errors"][0]["source"] == str(bad)
+
+
+@pytest.mark.parametrize("path", ["missing.md", "/etc/hostname"])
+def test_ingest_bad_path_fails_before_any_work(invoke, fresh, path):
+    ran = invoke("ingest", "notes", path, *fresh["db"])
+    assert ran.code == 1
+    assert ran.stderr.startswith("error: ") and Path(path).name in ran.stderr
+    assert ran.stdout == ""
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    body = (
+        b"<html><head><title>Release notes 2.0</title></head><body><h1>Release notes</h1>"
+        b"<p>Version 2.0 adds resumable uploads and drops the legacy XML export.</p></body></html>"
+    )
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def page_url():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/notes.html"
+    server.shutdown()
+
+
+def test_ingest_url_read_and_delete_by_source(invoke, fresh, page_url):
+    refused = invoke("ingest-url", page_url, *fresh["db"])
+    assert refused.code == 1 and refused.stderr.startswith("error: ")
+    allow = {"ALLOW_PRIVATE_URLS": "1"}
+    ran = invoke(
+        "ingest-url", page_url, "--source", "release-notes", "--json", *fresh["db"], env=allow
+    )
+    assert ran.code == 0, ran.stderr
+    result = ran.json()
+    assert result["source"] == "release-notes" and result["sourceType"] == "url"
+    assert result["chunkCount"] >= 1
+    read = invoke("read", "--source", "release-notes", *fresh["db"])
+    assert "resumable uploads" in read.stdout
+    listed = invoke("list", *fresh["db"]).stdout
+    assert "release-notes (url)" in listed
+    gone = invoke("delete", "--source", "release-notes", "--json", *fresh["db"])
+    assert gone.json() == {"source": "release-notes", "deletedChunks": result["chunkCount"]}
