@@ -56,10 +56,11 @@ IMAGE_EXTENSIONS: frozenset[str] = frozenset(
 )
 #: ``ingest_data`` formats.
 DATA_FORMATS: tuple[str, ...] = ("text", "markdown", "html")
-OCR_INSTALL_HINT = "pip install minirag-ocr  (or: uv pip install minirag-ocr)"
+OCR_INSTALL_HINT = "uv tool install 'minirag-mcp[ocr]'  (or: pip install 'minirag-cli[ocr]')"
 
 _PLAIN_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
 _DECODED_EXTENSIONS = frozenset({".csv", ".html", ".htm"})
+_ZIP_EXTENSIONS = frozenset({".docx", ".pptx", ".xlsx", ".epub"})
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
 
@@ -187,12 +188,31 @@ def _read(path: Path) -> bytes:
 
 def _convert_image(path: Path, config: Config) -> Converted:
     ocr = optional_module("ocr")
-    if ocr is None or not ocr_available():
+    if ocr is None:
         raise OcrUnavailableError(
-            f"{path.name} is an image: reading it needs the OCR add-on. Install it with: "
-            f"{OCR_INSTALL_HINT}"
+            f"{path.name} is an image: reading it needs the OCR add-on. Install: {OCR_INSTALL_HINT}"
         )
     return ocr.convert_image(path, config)
+
+
+def _check_container(path: Path, ext: str) -> None:
+    """Refuse a file whose bytes are not the container its extension promises.
+
+    Without this, markitdown falls back to its plain-text converter when magika sees text,
+    and a damaged ``.docx`` would be indexed as its own raw bytes.
+    """
+    import zipfile
+
+    try:
+        if ext in _ZIP_EXTENSIONS and not zipfile.is_zipfile(path):
+            raise ConversionError(f"{path} is not a valid {ext} file (not a zip container)")
+        if ext == ".pdf":
+            with path.open("rb") as fh:
+                head = fh.read(1024)
+            if b"%PDF-" not in head:
+                raise ConversionError(f"{path} is not a valid PDF file (no %PDF header)")
+    except OSError as e:
+        raise ConversionError(f"Cannot read {path}: {e.strerror or e}") from e
 
 
 def _convert_pdf(path: Path, config: Config) -> Converted:
@@ -220,6 +240,7 @@ def convert_file(path: Path, config: Config) -> Converted:
     _check_size(path, config)
     if ext in IMAGE_EXTENSIONS:
         return _convert_image(path, config)
+    _check_container(path, ext)
     if ext == ".pdf":
         return _convert_pdf(path, config)
     what = str(path)
