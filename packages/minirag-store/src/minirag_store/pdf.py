@@ -1,0 +1,131 @@
+"""PDF conversion with per-page OCR routing.
+
+markitdown converts the whole file once (its text and table handling stays). When the OCR
+add-on is installed, the text layer of every page is measured (pypdfium2, one pass); a page
+with fewer than ``RAG_OCR_MIN_CHARS_PER_PAGE`` non-space characters is rendered and OCRed,
+one page at a time, and its text replaces that page *at its position*. Positions come from
+markitdown itself: for prose PDFs it emits pdfminer's text, one form feed after each page.
+When markitdown took its table route (no page breaks in its output), the text pages fall
+back to their plain text layer so the OCR pages can still be placed in order.
+
+Without the add-on a PDF with no text on any page is refused with the install command; a
+PDF whose text layer is merely short is kept as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from minirag_store.errors import ConversionError, OcrUnavailableError
+from minirag_store.ocr import INSTALL_HINT, OcrBackend, backend_errors, load_backend, reader_for
+
+if TYPE_CHECKING:
+    from minirag_store.config import Config
+    from minirag_store.convert import Converted
+
+__all__ = ["convert_pdf", "split_pages"]
+
+log = logging.getLogger("minirag_store.pdf")
+
+
+def _chars(text: str) -> int:
+    return sum(1 for c in text if not c.isspace())
+
+
+def split_pages(text: str, page_count: int) -> list[str] | None:
+    """markitdown's output cut at its form feeds, when they match the page count."""
+    parts = text.split("\f")
+    if len(parts) == page_count + 1 and not parts[-1].strip():
+        return parts[:page_count]
+    if len(parts) == page_count:
+        return parts
+    return None
+
+
+def _join(pages: list[str]) -> str:
+    return "\n\n".join(page.strip() for page in pages if page.strip())
+
+
+def convert_pdf(path: Path, config: Config) -> Converted:
+    """Convert a PDF, OCRing the pages without a real text layer (see the module doc).
+
+    ``ocr_engine`` of the result names the engine when at least one page was OCRed.
+    Raises :class:`OcrUnavailableError` for a scanned PDF the install cannot read and
+    :class:`ConversionError` for a damaged PDF or one that yields no text.
+    """
+    from minirag_store.convert import Converted, _markitdown_convert, strip_data_images
+    from minirag_store.titles import choose_title
+
+    result = _markitdown_convert(None, path, ".pdf", str(path))
+    text = (result.markdown or "").replace("\r\n", "\n")
+    markdown, engine = _route(path, text, config)
+    markdown = strip_data_images(markdown)
+    if not markdown.strip():
+        why = (
+            "OCR is off (RAG_OCR_MIN_CHARS_PER_PAGE=0)"
+            if config.ocr_min_chars_per_page <= 0
+            else "OCR found no text either"
+        )
+        raise ConversionError(f"{path.name} has no text layer and {why}")
+    return Converted(markdown, choose_title(result.title, markdown, path.stem), engine)
+
+
+def _route(path: Path, text: str, config: Config) -> tuple[str, str]:
+    """The document's markdown and the OCR engine used ("" when no page was OCRed)."""
+    threshold = config.ocr_min_chars_per_page
+    if threshold <= 0:
+        return _join(text.split("\f")), ""
+    backend = load_backend()
+    if backend is None:
+        if not text.strip():
+            raise OcrUnavailableError(
+                f"{path.name} is a scanned PDF (no text layer on any page): reading it needs "
+                f"the OCR add-on. Install: {INSTALL_HINT}"
+            )
+        return _join(text.split("\f")), ""
+    with backend_errors(backend):
+        layers = backend.page_texts(path)
+    needs = [i for i, layer in enumerate(layers) if _chars(layer) < threshold]
+    if not needs:
+        return _join(text.split("\f")), ""
+    pages = split_pages(text, len(layers))
+    if pages is None:
+        log.info("%s: markitdown gave no page breaks; text pages use their text layer", path)
+        pages = list(layers)
+    done = _ocr_pages(backend, config, path, needs, pages)
+    return _join(pages), ", ".join(sorted(done))
+
+
+def _ocr_pages(
+    backend: OcrBackend, config: Config, path: Path, needs: list[int], pages: list[str]
+) -> set[str]:
+    """Replace ``pages[i]`` for each i in ``needs`` by its OCR text; return engines used.
+
+    The PDF is opened once and its pages are rendered one at a time. A page the engine
+    refuses (guarded mode, see minirag_ocr) fails the document only when that page had no
+    text at all; a page with a short text layer keeps it, with a warning, and the pages
+    after it are still read.
+    """
+    reader = reader_for(backend, config)
+    used: set[str] = set()
+    remaining = list(needs)
+    while remaining:
+        done = 0
+        try:
+            with backend_errors(backend):
+                for index, text in reader.read_pdf_pages(path, remaining):
+                    done += 1
+                    if text.strip():
+                        pages[index] = text.strip()
+                        used.add(reader.engine)
+        except ConversionError as e:
+            failed = remaining[done]
+            if not pages[failed].strip():
+                raise
+            log.warning("%s page %d: OCR failed, keeping its text layer: %s", path, failed + 1, e)
+            remaining = remaining[done + 1 :]
+            continue
+        break
+    return used
