@@ -28,8 +28,10 @@ from minirag_store.parse_worker import Parsed, ParseTask, file_digest, parse_all
 from minirag_store.results import IngestResult, JobStatus, SourceType
 
 if TYPE_CHECKING:
+    from minirag_store.convert import Converted
     from minirag_store.pipeline import Document
     from minirag_store.service import Index, ProgressCallback
+    from minirag_store.urlfetch import Fetched
 
 #: Errors of the embedder or the table, never of one document.
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
@@ -340,16 +342,16 @@ _FILE_TYPES: dict[str, str] = {
 }
 
 
-def _convert_fetched(index: Index, fetched: object, title: str | None):
+def _convert_fetched(index: Index, fetched: Fetched, title: str | None) -> Converted:
     """Convert a fetched body by its content type (falling back to the URL's suffix)."""
     from urllib.parse import urlsplit
 
     from minirag_store.convert import convert_data
     from minirag_store.encoding import decode_text
 
-    body: bytes = fetched.body  # type: ignore[attr-defined]
-    ctype = (fetched.content_type or "").split(";")[0].strip().lower()  # type: ignore[attr-defined]
-    final_url: str = fetched.final_url  # type: ignore[attr-defined]
+    body = fetched.body
+    ctype = (fetched.content_type or "").split(";")[0].strip().lower()
+    final_url = fetched.final_url
     suffix = _FILE_TYPES.get(ctype) or Path(urlsplit(final_url).path).suffix.lower()
     fmt = _TEXT_TYPES.get(ctype)
     if fmt is None and suffix in {".html", ".htm", ".md", ".markdown", ".txt"}:
@@ -364,7 +366,7 @@ def _convert_fetched(index: Index, fetched: object, title: str | None):
     return _convert_bytes_as_file(index, body, suffix, title)
 
 
-def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | None):
+def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | None) -> Converted:
     import tempfile
 
     from minirag_store.convert import Converted, convert_file

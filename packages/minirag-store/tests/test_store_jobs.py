@@ -1,0 +1,68 @@
+"""Job records: live counters seen by another thread, terminal publication, registry."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from minirag_store.errors import NotFoundError
+from minirag_store.jobs import Job, JobRegistry
+
+
+def test_snapshot_shows_live_counts_from_a_writer_thread() -> None:
+    job = Job()
+    job.start()
+    step, seen = threading.Event(), threading.Event()
+
+    def work() -> None:
+        job.add("scanned", 3)
+        job.add("ingested")
+        job.note("/docs/bad.pdf", "broken", count="failed")
+        step.set()
+        seen.wait(5)
+        job.add("ingested")
+        job.finish("succeeded")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert step.wait(5)
+    mid = job.snapshot()
+    assert mid["state"] == "running"
+    assert mid["finishedAt"] is None
+    assert mid["counts"]["ingested"] == 1
+    assert mid["counts"]["failed"] == 1
+    assert mid["errors"] == [{"source": "/docs/bad.pdf", "error": "broken"}]
+    seen.set()
+    thread.join(5)
+    end = job.snapshot()
+    assert end["state"] == "succeeded"
+    assert end["counts"]["ingested"] == 2
+    assert end["startedAt"] is not None
+    assert end["finishedAt"] is not None
+    assert end["startedAt"] <= end["finishedAt"]
+    # A snapshot is a copy: later changes do not leak into one already returned.
+    assert mid["counts"]["ingested"] == 1
+
+
+def test_registry_forgets_old_finished_jobs_but_keeps_running_ones() -> None:
+    registry = JobRegistry(keep=2)
+    running = Job()
+    registry.add(running)
+    finished = []
+    for _ in range(3):
+        job = Job()
+        job.finish("succeeded")
+        registry.add(job)
+        finished.append(job)
+    assert registry.get(running.job_id) is running
+    assert registry.get(finished[-1].job_id) is finished[-1]
+    with pytest.raises(NotFoundError, match="Unknown sync job"):
+        registry.get(finished[0].job_id)
+    assert registry.active() == [running]
+
+
+def test_cancel_flag() -> None:
+    job = Job()
+    assert not job.cancel_requested
+    job.request_cancel()
+    assert job.cancel_requested
