@@ -215,3 +215,29 @@ def test_convert_data_rejects_bad_input() -> None:
         convert_data("   ", "text")
     with pytest.raises(ConversionError, match="no text"):
         convert_data("<html><body><script>1</script></body></html>", "html")
+
+
+_KANJI = "名前,年齢\n佐藤太郎,30\n三木英子,25\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Доклад о складе\r\n".encode("utf-16"), "Доклад о складе\n"),  # BOM + UTF-16
+        ("Остатки товаров на складе проверены полностью.".encode("cp1251"),
+         "Остатки товаров на складе проверены полностью."),
+        (_KANJI.encode("cp932"), _KANJI),
+        (b"plain ascii\rold mac line ends\r", "plain ascii\nold mac line ends\n"),
+        # a few bytes only: too short for statistics, settled by plausibility
+        ("Привет".encode("cp1251"), "Привет"),
+        ("«Ещё» — №5".encode("cp1251"), "«Ещё» — №5"),
+        ("Zoë".encode("cp1252"), "Zoë"),
+        ("Grüße aus Köln – 5 €".encode("cp1252"), "Grüße aus Köln – 5 €"),
+        ("テスト".encode("cp932"), "テスト"),
+        ("Слава Україні".encode("cp1251"), "Слава Україні"),
+    ],
+)  # fmt: skip
+def test_decode_text(raw: bytes, expected: str) -> None:
+    from minirag_store.encoding import decode_text
+
+    assert decode_text(raw) == expected

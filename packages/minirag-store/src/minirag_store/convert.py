@@ -40,6 +40,7 @@ __all__ = [
     "Converted",
     "convert_data",
     "convert_file",
+    "markitdown_convert",
     "ocr_available",
     "optional_module",
     "strip_data_images",
@@ -121,8 +122,13 @@ def _finish(markdown: str, what: str) -> str:
     return text
 
 
-def _markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: str) -> Any:
-    """Run markitdown on decoded UTF-8 bytes or on a file, mapping its errors to ours."""
+def markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: str) -> Any:
+    """Run markitdown on UTF-8 ``data`` or on the file at ``path``; returns its result.
+
+    ``ext`` tells markitdown which converter to use; ``what`` names the input in errors.
+    Its failures (and the builtins damaged files make parsers raise) become
+    :class:`ConversionError` with the reason on one line.
+    """
     from markitdown import MarkItDownException, StreamInfo
 
     kwargs: dict[str, Any] = {}
@@ -137,11 +143,16 @@ def _markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: s
             info = StreamInfo(extension=ext, filename=path.name, local_path=str(path))
             return _engine().convert_stream(fh, stream_info=info, **kwargs)
     except MarkItDownException as e:
-        reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        reason = " ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        reason = reason[:400] or type(e).__name__
         raise ConversionError(f"Could not convert {what}: {reason}") from e
     except (ValueError, KeyError, IndexError, TypeError, RuntimeError, OSError) as e:
         # Parsers of damaged files raise all sorts of builtins (zipfile.BadZipFile is an OSError).
         raise ConversionError(f"Could not convert {what}: {type(e).__name__}: {e}") from e
+
+
+#: The name pdf.py imported before this was public; kept so it keeps working.
+_markitdown_convert = markitdown_convert
 
 
 def optional_module(name: str) -> ModuleType | None:
@@ -220,7 +231,7 @@ def _convert_pdf(path: Path, config: Config) -> Converted:
     if pdf is not None:
         return pdf.convert_pdf(path, config)
     # Interim path until pdf.py (per-page OCR routing) exists: the text layer only.
-    result = _markitdown_convert(None, path, ".pdf", str(path))
+    result = markitdown_convert(None, path, ".pdf", str(path))
     markdown = _finish(result.markdown or "", str(path))
     return Converted(markdown, choose_title(result.title, markdown, path.stem))
 
@@ -249,9 +260,9 @@ def convert_file(path: Path, config: Config) -> Converted:
         return Converted(markdown, choose_title(None, markdown, path.stem))
     if ext in _DECODED_EXTENSIONS:
         text = decode_text(_read(path), html=ext != ".csv")
-        result = _markitdown_convert(text.encode("utf-8"), None, ext, what)
+        result = markitdown_convert(text.encode("utf-8"), None, ext, what)
     else:
-        result = _markitdown_convert(None, path, ext, what)
+        result = markitdown_convert(None, path, ext, what)
     markdown = _finish(result.markdown or "", what)
     return Converted(markdown, choose_title(result.title, markdown, path.stem))
 
@@ -271,7 +282,7 @@ def convert_data(data: str, format: str, title: str | None = None) -> Converted:
         raise InvalidArgumentError("data is empty; pass the text, markdown or html to index")
     meta: str | None = None
     if fmt == "html":
-        result = _markitdown_convert(data.encode("utf-8"), None, ".html", "the html data")
+        result = markitdown_convert(data.encode("utf-8"), None, ".html", "the html data")
         markdown, meta = result.markdown or "", result.title
     else:
         markdown = data
