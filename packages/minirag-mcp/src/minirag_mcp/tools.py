@@ -120,10 +120,7 @@ time it returns.""",
             ),
         ] = None,
     ) -> SyncStarted:
-        def start() -> SyncStarted:
-            return index.sync_start(None if path is None else index.source_for_path(path))
-
-        started = await call_store(start)
+        started = await call_store(lambda: index.sync_start(path))
         if progress_token(ctx) is not None:
             await watch_job(ctx, index, started["jobId"])
         return started

@@ -1,0 +1,175 @@
+"""Helpers shared by the MCP shell's tests: a small real corpus and subprocess plumbing.
+
+The corpus is a handful of Markdown and text files with distinctive facts, so a search
+result can be checked for the right document rather than for "something came back".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+#: Facts worth finding: each file says one thing no other file says.
+CORPUS: dict[str, str] = {
+    "specs/cooling.md": (
+        "# Cooling system\n\n"
+        "## Pump maintenance\n\n"
+        "The coolant pump P-7 must be flushed every 400 operating hours with "
+        "distilled water. A clogged pump raises the core temperature quickly.\n\n"
+        "## Fans\n\n"
+        "The radiator fans run at 1200 rpm in normal mode and 2400 rpm when the "
+        "coolant exceeds 85 degrees.\n"
+    ),
+    "notes/lunch.txt": (
+        "Team lunch is on Fridays at the noodle bar on Elm Street. "
+        "Marta books the table every Thursday afternoon.\n"
+    ),
+    "policies/travel.md": (
+        "# Travel policy\n\n"
+        "Economy class is required for flights shorter than six hours. "
+        "Hotel costs are reimbursed up to 180 euros per night in capital cities.\n"
+    ),
+}
+
+
+def write_corpus(root: Path) -> Path:
+    """Write :data:`CORPUS` under ``root``; returns ``root``."""
+    for rel, text in CORPUS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def console_script() -> str:
+    """The installed ``minirag-mcp`` console script (the same thing ``uvx`` runs)."""
+    beside = Path(sys.executable).with_name("minirag-mcp")
+    found = str(beside) if beside.exists() else shutil.which("minirag-mcp")
+    if found is None:
+        pytest.fail("minirag-mcp console script not installed: run `uv sync --all-packages`")
+    return found
+
+
+def child_env(extra: dict[str, str]) -> dict[str, str]:
+    """A minimal environment for a server subprocess: PATH/HOME plus ``extra``."""
+    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
+    return {**base, **extra}
+
+
+def structured(result) -> dict:
+    """A tool result's structured content (what a client parses), as a plain dict."""
+    data = result.structured_content
+    assert data is not None, f"no structured content in {result!r}"
+    return json.loads(json.dumps(data))
+
+
+async def wait_for_job(client, job_id: str, seconds: float = 180.0) -> dict:
+    """Poll sync_status like a model would, until the job ends; its final status."""
+    import anyio
+
+    with anyio.fail_after(seconds):
+        while True:
+            status = structured(await client.call_tool("sync_status", {"jobId": job_id}))
+            if status["state"] not in ("pending", "running"):
+                return status
+            await anyio.sleep(0.2)
+
+
+#: What today's desktop clients send in their initialize request.
+CLIENT_PROTOCOL = "2025-06-18"
+
+
+class RawServer:
+    """A ``minirag-mcp`` subprocess driven by hand-written JSON-RPC lines.
+
+    Used where the SDK client would hide what we want to see: every stdout line (must
+    all be protocol messages), exact request ids (to cancel one), a bare handshake.
+    ``lines`` keeps every stdout line as received.
+    """
+
+    def __init__(
+        self, env: dict[str, str], argv: list[str] | None = None, command: list[str] | None = None
+    ) -> None:
+        import queue
+        import subprocess
+        import threading
+
+        self.proc = subprocess.Popen(
+            [*(command or [console_script()]), *(argv or [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(env),
+            text=True,
+            encoding="utf-8",
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self.stderr = ""
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def send(self, message: dict) -> None:
+        """Write one JSON-RPC message (a line) to the server's stdin."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 60.0) -> dict:
+        """The next message from stdout (fails the test on EOF or timeout)."""
+        line = self._queue.get(timeout=timeout)
+        if line is None:
+            pytest.fail(f"server closed stdout; stderr:\n{self.close()}")
+        return json.loads(line)
+
+    def request(
+        self, rid: int, method: str, params: dict | None = None, timeout: float = 120.0
+    ) -> tuple[dict, list[dict]]:
+        """Send a request; (its response, the notifications that arrived before it)."""
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
+        notes: list[dict] = []
+        while True:
+            message = self.receive(timeout)
+            if message.get("id") == rid and "method" not in message:
+                return message, notes
+            notes.append(message)
+
+    def initialize(self) -> dict:
+        """The initialize handshake; returns the server's result."""
+        response, _ = self.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": CLIENT_PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "0"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return response["result"]
+
+    def close(self, timeout: float = 30.0) -> str:
+        """Close stdin (how clients stop a stdio server), wait for exit; its stderr."""
+        import subprocess
+
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        assert self.proc.stderr is not None
+        self.stderr += self.proc.stderr.read()
+        return self.stderr

@@ -1,0 +1,149 @@
+"""The tools end to end in memory (fastmcp's Client(server)) on a real folder and model."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from fastmcp import Client
+from mcp_testlib import CORPUS, structured, wait_for_job
+from minirag_mcp.server import create_server
+from minirag_store import Index
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def index(corpus_env):
+    opened = Index.open(corpus_env)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+async def client(index):
+    async with Client(create_server(index)) as connected:
+        yield connected
+
+
+async def test_sync_query_read_neighbors_delete(client, corpus_env):
+    root = corpus_env["BASE_DIR"]
+    reports: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append((progress, total, message))
+
+    started = structured(await client.call_tool("sync_start", {}, progress_handler=on_progress))
+    job = await wait_for_job(client, started["jobId"])
+    assert job["state"] == "succeeded", job
+    assert job["counts"]["ingested"] == len(CORPUS) and job["counts"]["failed"] == 0
+
+    # progress came on the sync_start request, rising, ending at the file count
+    assert reports, "no progress notification reached the client"
+    values = [p for p, _, _ in reports]
+    assert values == sorted(set(values))
+    assert reports[-1][:2] == (float(len(CORPUS)), float(len(CORPUS)))
+    assert "ingested" in (reports[-1][2] or "")
+
+    question = {"query": "how often is the coolant pump flushed"}
+    found = structured(await client.call_tool("query_documents", question))
+    top = found["results"][0]
+    assert top["source"] == f"{root}/specs/cooling.md"
+    assert found["sources"][0]["displayPath"] == "specs/cooling.md"
+    assert "400 operating hours" in found["parents"][top["parentId"]]
+
+    whole = structured(
+        await client.call_tool("read_file", {"filePath": f"{root}/specs/cooling.md"})
+    )
+    assert whole["displayPath"] == "specs/cooling.md"
+    assert "Pump maintenance" in whole["text"] and "2400 rpm" in whole["text"]
+
+    around = structured(
+        await client.call_tool(
+            "read_chunk_neighbors",
+            {"source": top["source"], "chunkIndex": top["chunkIndex"], "before": 1, "after": 1},
+        )
+    )
+    indexes = [c["chunkIndex"] for c in around["chunks"]]
+    assert top["chunkIndex"] in indexes and indexes == sorted(indexes)
+
+    listed = structured(await client.call_tool("list_files", {}))
+    assert {f["displayPath"]: f["state"] for f in listed["files"]} == dict.fromkeys(
+        CORPUS, "ingested"
+    )
+
+    gone = structured(await client.call_tool("delete_file", {"source": top["source"]}))
+    assert gone["deletedChunks"] > 0
+    after = structured(await client.call_tool("query_documents", {"query": "coolant pump"}))
+    assert top["source"] not in {s["source"] for s in after["sources"]}
+    listed = structured(await client.call_tool("list_files", {"scope": f"{root}/specs"}))
+    assert [(f["displayPath"], f["state"]) for f in listed["files"]] == [
+        ("specs/cooling.md", "not_ingested")
+    ]
+
+
+async def test_sync_start_without_progress_token_returns_at_once(client):
+    # the raw SDK session sends no progressToken unless given a progress callback
+    with anyio.fail_after(5):  # the job itself needs longer: it loads the model first
+        raw = await client.session.call_tool("sync_start", {})
+    job_id = raw.structured_content["jobId"]
+    status = structured(await client.call_tool("sync_status", {"jobId": job_id}))
+    assert status["state"] in ("pending", "running")
+    assert (await wait_for_job(client, job_id))["state"] == "succeeded"
+
+
+async def test_ingest_data_is_found_under_its_own_id(client):
+    note = "# Standup\n\nThe release of version 7 moves to the 14th of March."
+    made = structured(
+        await client.call_tool(
+            "ingest_data", {"data": note, "source": "notes/standup", "format": "markdown"}
+        )
+    )
+    assert made["source"] == "notes/standup" and made["sourceType"] == "data"
+    found = structured(
+        await client.call_tool("query_documents", {"query": "when is version 7 released"})
+    )
+    assert found["sources"][0] == {**found["sources"][0], "displayPath": "notes/standup"}
+    read = structured(await client.call_tool("read_file", {"source": "notes/standup"}))
+    assert "14th of March" in read["text"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        ("ingest_file", {"filePath": "specs/cooling.md"}, "absolute path"),
+        ("ingest_file", {"filePath": "/etc/hostname"}, "outside configured document roots"),
+        ("read_file", {}, "exactly one of filePath"),
+        ("read_file", {"filePath": "/etc/hostname", "source": "x"}, "exactly one of filePath"),
+        ("delete_file", {"filePath": "relative.md"}, "absolute path"),
+        ("sync_status", {"jobId": "no-such-job"}, "sync_start"),
+        ("sync_start", {"path": "/etc"}, "outside configured document roots"),
+    ],
+)
+async def test_bad_arguments_are_tool_errors_a_model_can_act_on(client, tool, args, expected):
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    assert result.is_error
+    assert expected in result.content[0].text
+    assert "Traceback" not in result.content[0].text
+
+
+async def test_schema_violations_are_refused_before_the_store(client):
+    result = await client.call_tool(
+        "ingest_data", {"data": "x", "source": "y", "format": "pdf"}, raise_on_error=False
+    )
+    assert result.is_error and "format" in result.content[0].text
+    result = await client.call_tool(
+        "query_documents", {"query": "x", "topK": 0}, raise_on_error=False
+    )
+    assert result.is_error and "topK" in result.content[0].text
+
+
+async def test_status_says_when_the_appended_instructions_were_cut(corpus_env):
+    index = Index.open({**corpus_env, "RAG_INSTRUCTIONS_APPEND": "Prefer exact codes. " * 60})
+    try:
+        async with Client(create_server(index)) as client:
+            data = structured(await client.call_tool("status", {}))
+            assert len(client.instructions or "") <= 2048
+    finally:
+        index.close()
+    assert data["instructionsTruncated"] is True
+    assert data["chunkCount"] == 0

@@ -1,0 +1,269 @@
+"""The installed ``minirag-mcp`` console script as clients run it: stdio, HTTP, status."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from mcp_testlib import (
+    CORPUS,
+    RawServer,
+    child_env,
+    console_script,
+    structured,
+    wait_for_job,
+)
+from minirag_mcp.instructions import INSTRUCTIONS
+
+HEAVY = ("fastembed", "lancedb", "markitdown", "onnxruntime", "pyarrow")
+
+#: Runs the real entry point and, at exit, writes which heavy libraries got imported.
+PROBE = """
+import atexit, json, os, sys
+def dump():
+    heavy = [m for m in {heavy!r} if m in sys.modules]
+    with open(os.environ["PROBE_OUT"], "w") as f:
+        json.dump(heavy, f)
+atexit.register(dump)
+from minirag_mcp.__main__ import main
+sys.exit(main())
+"""
+
+
+def stdio_client(env: dict[str, str], **kwargs) -> Client:
+    return Client(StdioTransport(console_script(), [], env=child_env(env)), **kwargs)
+
+
+@pytest.mark.anyio
+async def test_stdio_flow_through_the_console_script(corpus_env):
+    root = corpus_env["BASE_DIR"]
+    reports: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(progress)
+
+    async with stdio_client(corpus_env, progress_handler=on_progress) as client:
+        assert client.instructions == INSTRUCTIONS
+        assert len(await client.list_tools()) == 11
+        started = structured(await client.call_tool("sync_start", {}))
+        job = await wait_for_job(client, started["jobId"])
+        assert job["state"] == "succeeded" and job["counts"]["ingested"] == len(CORPUS)
+        assert reports and reports[-1] == len(CORPUS)
+
+        found = structured(
+            await client.call_tool(
+                "query_documents", {"query": "hotel reimbursement per night", "topK": 3}
+            )
+        )
+        top = found["results"][0]
+        assert found["sources"][0]["displayPath"] == "policies/travel.md"
+        assert len(found["results"]) <= 3
+        whole = structured(await client.call_tool("read_file", {"filePath": top["source"]}))
+        assert "180 euros" in whole["text"]
+        around = structured(
+            await client.call_tool(
+                "read_chunk_neighbors",
+                {
+                    "filePath": f"{root}/policies/travel.md",
+                    "chunkIndex": top["chunkIndex"],
+                    "before": 2,
+                    "after": 2,
+                },
+            )
+        )
+        assert top["chunkIndex"] in [c["chunkIndex"] for c in around["chunks"]]
+        gone = structured(await client.call_tool("delete_file", {"filePath": top["source"]}))
+        assert gone["deletedChunks"] > 0
+        missing = await client.call_tool(
+            "read_file", {"source": top["source"]}, raise_on_error=False
+        )
+        assert missing.is_error
+
+
+def test_stdout_carries_only_protocol_messages(corpus_env):
+    server = RawServer({**corpus_env, "FASTMCP_LOG_LEVEL": "DEBUG"})
+    try:
+        result = server.initialize()
+        assert result["serverInfo"]["name"] == "minirag"
+        assert result["instructions"] == INSTRUCTIONS
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+        # these load the model and LanceDB, which log (to stderr, we require)
+        made, _ = server.request(
+            2,
+            "tools/call",
+            {
+                "name": "ingest_data",
+                "arguments": {"data": "Blue widgets ship on Tuesdays.", "source": "ops"},
+            },
+        )
+        assert not made["result"]["isError"], made
+        found, _ = server.request(
+            3,
+            "tools/call",
+            {
+                "name": "query_documents",
+                "arguments": {"query": "when do widgets ship"},
+            },
+        )
+        assert found["result"]["structuredContent"]["sources"][0]["source"] == "ops"
+        bad, _ = server.request(
+            4,
+            "tools/call",
+            {
+                "name": "read_file",
+                "arguments": {"filePath": "relative/path.md"},
+            },
+        )
+        assert bad["result"]["isError"] and "absolute" in bad["result"]["content"][0]["text"]
+    finally:
+        stderr = server.close()
+    assert server.proc.returncode == 0, stderr
+    for line in server.lines:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+
+
+def test_handshake_imports_no_heavy_library(corpus_env, tmp_path):
+    out = tmp_path / "probe.json"
+    probe = [sys.executable, "-c", PROBE.format(heavy=HEAVY)]
+    server = RawServer({**corpus_env, "PROBE_OUT": str(out)}, command=probe)
+    try:
+        assert server.initialize()["instructions"] == INSTRUCTIONS
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+    finally:
+        stderr = server.close()
+    assert json.loads(out.read_text()) == [], stderr
+
+
+def test_cancelling_a_watched_sync_cancels_the_job(corpus_env):
+    server = RawServer(corpus_env)
+    try:
+        server.initialize()
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "sync_start",
+                    "arguments": {},
+                    "_meta": {"progressToken": "p1"},
+                },
+            }
+        )
+        first = server.receive()  # the first progress report: the job is running
+        assert first["method"] == "notifications/progress"
+        assert first["params"]["progressToken"] == "p1"
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 1, "reason": "user pressed Esc"},
+            }
+        )
+        # the cancelled job releases the index; a new sync then still finds work to do
+        deadline = time.monotonic() + 120
+        rid = 2
+        while True:
+            rid += 1
+            reply, _ = server.request(rid, "tools/call", {"name": "sync_start", "arguments": {}})
+            if not reply["result"]["isError"]:
+                break
+            assert "already running" in reply["result"]["content"][0]["text"]
+            assert time.monotonic() < deadline, "the cancelled sync never stopped"
+            time.sleep(0.5)
+        job_id = reply["result"]["structuredContent"]["jobId"]
+        while True:
+            rid += 1
+            status, _ = server.request(
+                rid,
+                "tools/call",
+                {
+                    "name": "sync_status",
+                    "arguments": {"jobId": job_id},
+                },
+            )
+            counts = status["result"]["structuredContent"]
+            if counts["state"] not in ("pending", "running"):
+                break
+            time.sleep(0.3)
+        assert counts["state"] == "succeeded"
+        assert counts["counts"]["ingested"] >= 1, "the first sync was not cancelled"
+    finally:
+        server.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.anyio
+async def test_http_transport_on_loopback(corpus_env):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [console_script(), "--transport", "http", "--port", str(port)],
+        env=child_env(corpus_env),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "HTTP server never listened"
+            time.sleep(0.2)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert client.instructions == INSTRUCTIONS
+            assert len(await client.list_tools()) == 11
+            status = structured(await client.call_tool("status", {}))
+            assert status["roots"] == [corpus_env["BASE_DIR"]]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_status_command_exits_0_even_with_a_broken_config(broken_env):
+    done = subprocess.run(  # noqa: PLW1510 - the exit status is what we assert
+        [console_script(), "status"],
+        env=child_env(broken_env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) == {"version", "configError"}
+    assert "BASE_DIRS" in data["configError"]
+
+
+def test_status_command_reports_roots_and_a_cut_append(corpus_env):
+    env = {**corpus_env, "RAG_INSTRUCTIONS_APPEND": "Prefer exact codes. " * 60}
+    done = subprocess.run(  # noqa: PLW1510 - the exit status is what we assert
+        [console_script(), "status"],
+        env=child_env(env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["roots"] == [str(Path(corpus_env["BASE_DIR"]))]
+    assert data["instructionsTruncated"] is True
+
+
+def test_version_flag():
+    done = subprocess.run(  # noqa: PLW1510 - the exit status is what we assert
+        [console_script(), "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("minirag-mcp ")
