@@ -6,6 +6,7 @@ import re
 
 import pytest
 from minirag_cli.highlight import query_terms, term_spans
+from minirag_cli.progress import rate_and_eta
 from minirag_cli.render import show_job, show_query
 from minirag_cli.tables import show_list, show_status
 
@@ -178,3 +179,16 @@ def test_job_line_carries_every_counter(capsys):
     assert capsys.readouterr().out == (
         "sync done: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("done", "total", "elapsed", "expected"),
+    [
+        (0, 10, 1.0, ""),  # nothing finished yet: no rate to show
+        (5, None, 2.0, "2.5 files/s"),  # still scanning: no total, no time left
+        (30, 3630, 3.0, "10.0 files/s, 0:06:00 left"),
+        (10, 10, 4.0, "2.5 files/s"),  # done: nothing left to estimate
+    ],
+)
+def test_progress_rate_is_the_average_and_eta_follows_it(done, total, elapsed, expected):
+    assert rate_and_eta(done, total, elapsed) == expected

@@ -8,6 +8,7 @@ brings) is imported only when a bar is actually drawn.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from minirag_store import Progress
 
-__all__ = ["progress_bar", "wants_bar"]
+__all__ = ["progress_bar", "rate_and_eta", "wants_bar"]
 
 #: Long paths are cut from the left so the file name, the informative end, stays visible.
 _CURRENT_WIDTH = 48
@@ -32,32 +33,45 @@ def _shorten(text: str, width: int = _CURRENT_WIDTH) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
+def rate_and_eta(done: float, total: float | None, elapsed: float | None) -> str:
+    """``"12.5 files/s, 0:00:03 left"`` from the run's average rate so far.
+
+    The store reports files in bursts (one per embedding batch), so an instantaneous rate
+    swings wildly; the average since the start is what predicts the rest of the run.
+    """
+    if not done or not elapsed or elapsed <= 0:
+        return ""
+    rate = done / elapsed
+    text = f"{rate:.1f} files/s"
+    if total is not None and total > done:
+        left = int((total - done) / rate)
+        text += f", {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d} left"
+    return text
+
+
+def _relative(source: str) -> str:
+    """A file under the current folder shown relative to it; ids and other paths as is."""
+    here = os.getcwd()
+    if source.startswith(here + os.sep):
+        return source[len(here) + 1 :]
+    return source
+
+
 def _columns() -> tuple[Any, ...]:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        ProgressColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn
     from rich.text import Text
 
     class RateColumn(ProgressColumn):
-        """Files per second, once there is a rate to show."""
+        """Average files per second and the time left at that rate."""
 
         def render(self, task: Any) -> Text:
-            speed = task.finished_speed or task.speed
-            rate = "" if speed is None else f"{speed:.1f} files/s"
-            return Text(rate, style="progress.data.speed")
+            return Text(rate_and_eta(task.completed, task.total, task.elapsed), style="cyan")
 
     return (
-        SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         RateColumn(),
-        TimeRemainingColumn(),
         TextColumn("{task.fields[current]}", markup=False),
     )
 
@@ -82,7 +96,7 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[Progress], Non
                 task,
                 completed=progress.done,
                 total=progress.total,
-                current=_shorten(progress.current or ""),
+                current=_shorten(_relative(progress.current or "")),
             )
 
         yield report

@@ -8,6 +8,7 @@ Styling goes through rich, which drops colour when stdout is not a terminal and 
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -85,7 +86,9 @@ def show_deleted(result: DeleteResult) -> None:
 def _passage(text: str, terms: frozenset[str]) -> Any:
     from rich.text import Text
 
-    indented = textwrap.indent(text.strip(), "   ")
+    # Blank lines inside a passage would blur where one hit ends and the next begins.
+    compact = re.sub(r"\n\s*\n", "\n", text.strip())
+    indented = textwrap.indent(compact, "   ")
     passage = Text(indented)
     for start, end in term_spans(indented, terms):
         passage.stylize("bold yellow", start, end)
