@@ -38,7 +38,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first (the timeout tests): expected
 
     def do_GET(self) -> None:
         type(self).seen_hosts.append(self.headers.get("Host", ""))
@@ -315,3 +318,106 @@ def test_blocked_addresses(address: str, reason: str) -> None:
 )
 def test_public_addresses_pass(address: str) -> None:
     assert blocked_reason(address) is None
+
+
+# ----------------------------------------------------------------- TLS on a pinned address
+def _make_certs(folder: Path, host: str) -> tuple[Path, Path, Path]:
+    """A CA and a server certificate for ``host`` signed by it: (ca.pem, cert.pem, key.pem)."""
+    pytest.importorskip("cryptography")
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "minirag test CA")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    paths = folder / "ca.pem", folder / "cert.pem", folder / "key.pem"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return paths
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path, list[str | None]]]:
+    """An HTTPS server on 127.0.0.1 with a certificate for secure.test; yields
+    (port, CA file, the SNI names clients sent)."""
+    import ssl
+
+    ca, cert, key = _make_certs(tmp_path, "secure.test")
+    sni: list[str | None] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda _sock, name, _ctx: sni.append(name)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd.server_address[1], ca, sni
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_https_to_a_pinned_address_keeps_sni_and_verifies_the_name(
+    tls_server: tuple[int, Path, list[str | None]], config: Config
+) -> None:
+    port, ca, sni = tls_server
+    resolve = _resolver({"secure.test": ["127.0.0.1"]})
+    _Handler.seen_hosts.clear()
+    got = fetch(
+        f"https://secure.test:{port}/page",
+        config,
+        resolver=resolve,
+        guard=loopback_is_public,
+        ca_file=str(ca),
+    )
+    assert got.body == PAGE
+    assert sni == ["secure.test"]  # the name, though the socket went to 127.0.0.1
+    assert _Handler.seen_hosts == [f"secure.test:{port}"]
+
+
+def test_https_certificate_for_another_name_is_a_fetch_error(
+    tls_server: tuple[int, Path, list[str | None]], config: Config
+) -> None:
+    port, ca, _sni = tls_server
+    resolve = _resolver({"impostor.test": ["127.0.0.1"]})
+    with pytest.raises(FetchError, match=r"TLS error talking to impostor\.test"):
+        fetch(
+            f"https://impostor.test:{port}/page",
+            config,
+            resolver=resolve,
+            guard=loopback_is_public,
+            ca_file=str(ca),
+        )

@@ -96,7 +96,7 @@ def check_url(url: str, *, redirected_from: str | None = None) -> UrlTarget:
     return UrlTarget(text, scheme, host, port, path, header)
 
 
-def _pool(target: UrlTarget, address: str, timeouts: Timeouts) -> Any:
+def _pool(target: UrlTarget, address: str, timeouts: Timeouts, ca_file: str | None) -> Any:
     """A one-connection urllib3 pool that connects to ``address`` but speaks to ``host``."""
     import urllib3
 
@@ -111,20 +111,22 @@ def _pool(target: UrlTarget, address: str, timeouts: Timeouts) -> Any:
         timeout=timeout,
         retries=False,
         cert_reqs="CERT_REQUIRED",
-        ca_certs=certifi.where(),
+        ca_certs=ca_file or certifi.where(),
         server_hostname=target.host,  # SNI names the host, not the pinned address
         assert_hostname=target.host,  # and the certificate must be the host's
     )
 
 
-def _request(target: UrlTarget, addresses: list[str], timeouts: Timeouts) -> tuple[Any, Any]:
+def _request(
+    target: UrlTarget, addresses: list[str], timeouts: Timeouts, ca_file: str | None
+) -> tuple[Any, Any]:
     """``(pool, response)`` from the first checked address that accepts a connection."""
     import urllib3
 
     headers = {"Host": target.host_header, "User-Agent": _USER_AGENT, "Accept": _ACCEPT}
     error: FetchError | None = None
     for address in addresses:
-        pool = _pool(target, address, timeouts)
+        pool = _pool(target, address, timeouts, ca_file)
         try:
             response = pool.urlopen(
                 "GET", target.path, headers=headers, redirect=False, preload_content=False,
@@ -193,12 +195,14 @@ def fetch(
     resolver: Resolver | None = None,
     timeouts: Timeouts | None = None,
     guard: Guard | None = None,
+    ca_file: str | None = None,
 ) -> Fetched:
     """GET ``url`` under the rules in the module docstring and return the response.
 
     ``resolver`` maps ``(host, port)`` to addresses (default: the system resolver); the
     fetch connects only to addresses it returned and ``guard`` (default
     :func:`~minirag_store.netguard.blocked_reason`) accepted. Both exist for tests.
+    ``ca_file`` replaces certifi's CA bundle (a corporate CA, or a test's own).
     """
     resolve = resolver or system_resolver
     limits = timeouts or Timeouts()
@@ -211,7 +215,7 @@ def fetch(
             target.host, target.port, resolver=resolve,
             allow_private=config.allow_private_urls, redirected_from=previous, guard=guard,
         )  # fmt: skip
-        pool, response = _request(target, addresses, limits)
+        pool, response = _request(target, addresses, limits, ca_file)
         try:
             location = response.headers.get("Location")
             if response.status in _REDIRECT_CODES and location:
