@@ -1,0 +1,58 @@
+"""The chunker's result types: sections (what a reader gets back) and units (what is embedded)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# Bump whenever unit or section boundaries change for the same input, so stores can tell a
+# stale index (cut with an older scheme) from a current one and ask for a re-sync.
+SCHEME_VERSION: int = 1
+
+Category = Literal["transcript", "slides", "headings", "generic"]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One parent section: the passage a caller reads around a hit.
+
+    ``label`` names it (heading breadcrumb, ``Slide 3``, ``[02:00–04:00] Weekly sync``,
+    or ``""`` for untitled blocks); ``text`` is exactly this slice of the normalised document.
+    """
+
+    index: int
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One retrieval unit: ``text`` is embedded, ``text[body_start:]`` is its share of the section.
+
+    ``text = prefix + body``. The prefix (title seed, heading breadcrumb, repeated table
+    header, code-split marker) gives the vector its context and never enters reconstruction.
+    """
+
+    index: int
+    section: int
+    text: str
+    body_start: int
+
+    @property
+    def body(self) -> str:
+        """The part of ``text`` that belongs to the section (prefix removed)."""
+        return self.text[self.body_start :]
+
+    @property
+    def prefix(self) -> str:
+        """The context put in front of the body for embedding only."""
+        return self.text[: self.body_start]
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """Everything chunking one document yields, in document order."""
+
+    category: Category
+    sections: tuple[Section, ...]
+    units: tuple[Unit, ...]
