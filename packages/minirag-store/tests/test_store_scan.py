@@ -39,7 +39,8 @@ def test_finds_supported_files_recursively_with_stat_data(docs_root: Path) -> No
     result = scan(_config(docs_root), ocr=False)
     assert _rel(result, docs_root) == {"a.md", "sub/deeper/b.PDF", "sub/c.docx"}
     entry = next(f for f in result.files if f.source == str(a))
-    assert entry == FileEntry(str(a), a, 5, a.stat().st_mtime, ".md")
+    assert entry == FileEntry(str(a), 5, a.stat().st_mtime, ".md")
+    assert entry.path == a
     assert result.warnings == [] and result.oversized == []
 
 
