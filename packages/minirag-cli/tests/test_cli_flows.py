@@ -5,6 +5,7 @@ the same index, its human output reads right, relative paths resolve against the
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_read_neighbors_by_relative_file_path(invoke, built, same_index, monkeyp
     human = invoke(*args, *built["flags"])
     assert [line for line in human.stdout.splitlines() if line.startswith("── chunk")] == [
         f"── chunk {c['chunkIndex']} · {c['title']}"
-        for c in same_index.read_chunk_neighbors(str(built["files"]["guide"]), 2)["chunks"]
+        for c in same_index.read_chunk_neighbors(str(built["files"]["guide"]), 2, 1, 1)["chunks"]
     ]
 
 
@@ -113,6 +114,42 @@ def test_status_json_and_table(invoke, built, same_index):
     table = invoke("status", *built["flags"]).stdout
     assert f"index folder           {built['db']}" in table
     assert any(line.split() == ["sources", "3"] for line in table.splitlines())
+
+
+def test_json_equals_the_mcp_tools_on_the_same_index(invoke, built, same_index):
+    pytest.importorskip("minirag_mcp")
+    import anyio
+    from fastmcp import Client
+    from minirag_mcp.server import create_server
+
+    guide = str(built["files"]["guide"])
+    pairs = {
+        "query_documents": (
+            {"query": "connection timeout error", "topK": 5},
+            ["query", "connection timeout error", "--top-k", "5"],
+        ),
+        "read_chunk_neighbors": (
+            {"filePath": guide, "chunkIndex": 2},
+            ["read-neighbors", "--file-path", guide, "--chunk-index", "2"],
+        ),
+        "read_file": ({"filePath": guide}, ["read", guide]),
+        "list_files": ({}, ["list"]),
+        "status": ({}, ["status"]),
+    }
+
+    async def call_tools() -> dict[str, dict]:
+        out = {}
+        async with Client(create_server(same_index)) as client:
+            for tool, (args, _) in pairs.items():
+                result = await client.call_tool(tool, args)
+                out[tool] = json.loads(json.dumps(result.structured_content))
+        return out
+
+    from_mcp = anyio.run(call_tools)
+    for tool, (_, cli_args) in pairs.items():
+        ran = invoke(*cli_args, "--json", *built["flags"])
+        assert ran.code == 0, ran.stderr
+        assert ran.json() == from_mcp[tool], tool
 
 
 # ------------------------------------------------------------- mutating, one index per test

@@ -145,8 +145,9 @@ def read_neighbors(
     chunk_index: Annotated[int, typer.Option(help="The chunk to read around.")],
     file_path: Annotated[str | None, typer.Option(help="The file the chunk is in.")] = None,
     source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
-    before: Annotated[int, typer.Option(help="Chunks before it.")] = 2,
-    after: Annotated[int, typer.Option(help="Chunks after it.")] = 2,
+    # 1 each side, like the MCP tool, so both shells answer the same default question.
+    before: Annotated[int, typer.Option(help="Chunks before it.")] = 1,
+    after: Annotated[int, typer.Option(help="Chunks after it.")] = 1,
     *,
     shared: Shared,
 ) -> None:
