@@ -187,6 +187,13 @@ def test_image_without_ocr_names_the_install(
         convert_file(path, config)
 
 
+def test_broken_notebook_is_refused_not_indexed_as_raw_json(tmp_path: Path, config: Config) -> None:
+    path = tmp_path / "analysis.ipynb"
+    path.write_text('{"cells": [ broken')
+    with pytest.raises(ConversionError, match="not a valid Jupyter notebook"):
+        convert_file(path, config)
+
+
 def test_not_a_pdf_is_refused(tmp_path: Path, config: Config) -> None:
     path = tmp_path / "fake.pdf"
     path.write_text("just text pretending")

@@ -206,6 +206,17 @@ def _convert_image(path: Path, config: Config) -> Converted:
     return ocr.convert_image(path, config)
 
 
+def _check_notebook(path: Path) -> None:
+    import json
+
+    try:
+        cells = json.loads(path.read_bytes()).get("cells")
+    except (ValueError, AttributeError) as e:
+        raise ConversionError(f"{path} is not a valid Jupyter notebook: {e}") from e
+    if not isinstance(cells, list):
+        raise ConversionError(f"{path} is not a valid Jupyter notebook: it has no cells")
+
+
 def _check_container(path: Path, ext: str) -> None:
     """Refuse a file whose bytes are not the container its extension promises.
 
@@ -222,6 +233,8 @@ def _check_container(path: Path, ext: str) -> None:
                 head = fh.read(1024)
             if b"%PDF-" not in head:
                 raise ConversionError(f"{path} is not a valid PDF file (no %PDF header)")
+        if ext == ".ipynb":
+            _check_notebook(path)
     except OSError as e:
         raise ConversionError(f"Cannot read {path}: {e.strerror or e}") from e
 
