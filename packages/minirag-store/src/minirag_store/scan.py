@@ -139,7 +139,7 @@ class _Walk:
         if linked:
             real = os.path.realpath(path)
             if not os.path.exists(real):
-                self.warnings.append(f"Dangling symlink {path} -> {os.readlink(path)}; skipped")
+                self.warnings.append(f"Dangling symlink {path} -> {real}; skipped")
                 return
             if not self.inside_roots(real):
                 return  # escapes every root: not part of the corpus, by design silent
