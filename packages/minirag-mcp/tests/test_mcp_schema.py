@@ -43,6 +43,7 @@ async def test_the_eleven_tools_with_camelcase_arguments(tools):
     for name, tool in tools.items():
         assert set(tool.input_schema.get("properties", {})) == ARGS[name], name
         assert len(tool.description or "") > 80, f"{name} needs a real description"
+        assert tool.title, f"{name} needs a title clients can show"
 
 
 async def test_required_arguments_and_bounds(tools):
