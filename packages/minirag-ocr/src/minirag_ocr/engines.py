@@ -10,7 +10,9 @@ Tesseract has at least one of their packs, Tesseract reads every page (its ``eng
 model reads mixed pages). When only Latin/Chinese is requested, RapidOCR reads. When
 Cyrillic is requested but no pack is installed, RapidOCR reads in *guarded* mode: a page
 whose recognition confidence looks like another script is refused with the install
-command instead of being indexed as garbage.
+command instead of being indexed as garbage. That fallback is only for a selection of
+several Cyrillic languages (the ``eslav`` default, "any of these may turn up"); naming one
+(``RAG_OCR_LANG=uk``) without its pack is an error naming the package to install.
 """
 
 from __future__ import annotations
@@ -127,7 +129,9 @@ def select_engine(languages: Sequence[str]) -> EngineChoice:
         f"Cyrillic OCR ({', '.join(cyrillic)}) needs Tesseract with its language pack: "
         f"{_apt_packages(cyrillic)}"
     )
-    if not any(c in RAPIDOCR_LANGUAGES for c in languages):
+    if len(cyrillic) == 1 or not any(c in RAPIDOCR_LANGUAGES for c in languages):
+        # One Cyrillic language named on purpose (RAG_OCR_LANG=uk) is a request we cannot
+        # honour at all; only the several-language default may fall back to Latin pages.
         raise EngineUnavailableError(hint)
     _warn_once(f"{hint}. Until then only Latin scans are read (with rapidocr).")
     return EngineChoice("rapidocr", guard_hint=hint)

@@ -1,0 +1,140 @@
+"""PDF routing with the OCR add-on installed: per-page OCR at the page's position."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+from minirag_store import ocr
+from minirag_store.config import Config, load_config
+from minirag_store.convert import convert_file
+from minirag_store.errors import OcrUnavailableError
+from minirag_store.pdf import convert_pdf, split_pages
+
+samples = pytest.importorskip("minirag_ocr.samples")
+engines = pytest.importorskip("minirag_ocr.engines")
+pytestmark = pytest.mark.skipif(samples.find_font() is None, reason="no TrueType font")
+
+ALPHA = "Alpha text page about glaciers and fjords of the north."
+CHARLIE = "Charlie closing page with the summary of all findings."
+SCANNED = ["Quarterly sales report for the northern region", "Bravo scanned page totals"]
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", "", text).casefold()
+
+
+def make_config(tmp_path: Path, **changes: object) -> Config:
+    base = load_config({}, base_dirs=[tmp_path], db_path=tmp_path / "db", cache_dir=tmp_path)
+    return dataclasses.replace(base, **changes)
+
+
+@pytest.fixture(autouse=True)
+def fresh_probe():
+    ocr.load_backend.cache_clear()
+    yield
+    ocr.load_backend.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def mixed_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    scan = samples.image_pdf(samples.text_image(SCANNED))
+    parts = [samples.text_pdf([[ALPHA]]), scan, samples.text_pdf([[CHARLIE]])]
+    return samples.join_pdfs(parts, tmp_path_factory.mktemp("pdf") / "mixed.pdf")
+
+
+def test_scanned_page_text_lands_in_page_order_and_only_it_is_ocred(
+    mixed_pdf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = ocr.load_backend()
+    assert backend is not None
+    asked: list[list[int]] = []
+    real_reader = backend.reader
+
+    def spying_reader(languages):
+        reader = real_reader(languages)
+        real_read = reader.read_pdf_pages
+
+        def read_pdf_pages(path, pages):
+            asked.append(list(pages))
+            return real_read(path, pages)
+
+        reader.read_pdf_pages = read_pdf_pages
+        return reader
+
+    monkeypatch.setattr(backend, "reader", spying_reader)
+    result = convert_file(mixed_pdf, make_config(tmp_path, ocr_lang="en"))
+    assert asked == [[1]]  # the two text pages kept their text layer
+    assert result.ocr_engine == "rapidocr"
+    text = result.markdown
+    assert ALPHA in text and CHARLIE in text
+    found = squash(text).index(squash(SCANNED[0]))
+    assert squash(text).index(squash(ALPHA)) < found < squash(text).index(squash(CHARLIE))
+
+
+def test_threshold_zero_disables_ocr(mixed_pdf: Path, tmp_path: Path) -> None:
+    result = convert_pdf(mixed_pdf, make_config(tmp_path, ocr_min_chars_per_page=0))
+    assert result.ocr_engine == ""
+    assert "Quarterly" not in result.markdown and CHARLIE in result.markdown
+
+
+def test_text_pdf_is_not_ocred(tmp_path: Path) -> None:
+    path = tmp_path / "text.pdf"
+    path.write_bytes(samples.text_pdf([[ALPHA], [CHARLIE]]))
+    result = convert_pdf(path, make_config(tmp_path))
+    assert result.ocr_engine == ""
+    assert result.markdown.index(ALPHA) < result.markdown.index(CHARLIE)
+    assert "\f" not in result.markdown
+
+
+def test_form_feeds_split_into_pages() -> None:
+    assert split_pages("a\n\fb\f\fc", 4) == ["a\n", "b", "", "c"]
+    assert split_pages("a\fb\f", 2) == ["a", "b"]
+    assert split_pages("one block of tables", 3) is None
+
+
+def test_explicit_language_without_its_pack_names_the_install(
+    mixed_pdf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engines, "tesseract_languages", lambda: frozenset({"eng", "rus"}))
+    with pytest.raises(OcrUnavailableError, match=r"apt-get install .*tesseract-ocr-ukr"):
+        convert_pdf(mixed_pdf, make_config(tmp_path, ocr_lang="uk"))
+
+
+def test_status_names_the_engines() -> None:
+    status = ocr.ocr_status()
+    assert "ocrHint" not in status
+    assert status["ocr"].split(", ")[0] == "rapidocr"
+    assert ("tesseract" in status["ocr"]) == bool(engines.tesseract_languages() - {"osd"})
+
+
+def _expected(shared_data: Path) -> dict[str, list[str]]:
+    data = json.loads((shared_data / "markitdown_test_files/expected_strings.json").read_text())
+    return data["ocr_expected"]["files"]
+
+
+SCANS = ["invoice", "meeting_minutes", "minimal", "sales_report"]
+
+
+@pytest.mark.parametrize("name", SCANS)
+def test_image_only_pdfs_with_tesseract(shared_data: Path, tmp_path: Path, name: str) -> None:
+    if "eng" not in engines.tesseract_languages():
+        pytest.skip("tesseract not installed")
+    relative = f"ocr_test_data/pdf_scanned_{name}.pdf"
+    result = convert_file(shared_data / "markitdown_test_files" / relative, make_config(tmp_path))
+    assert result.ocr_engine == "tesseract"
+    text = " ".join(result.markdown.split())
+    for expected in _expected(shared_data)[relative]:
+        assert " ".join(expected.split()) in text
+
+
+def test_image_only_pdf_with_rapidocr_alone(shared_data: Path, tmp_path: Path) -> None:
+    relative = "ocr_test_data/pdf_scanned_invoice.pdf"
+    config = make_config(tmp_path, ocr_lang="en")
+    result = convert_file(shared_data / "markitdown_test_files" / relative, config)
+    assert result.ocr_engine == "rapidocr"
+    for expected in _expected(shared_data)[relative]:
+        assert squash(expected) in squash(result.markdown)  # rapidocr drops some spaces
