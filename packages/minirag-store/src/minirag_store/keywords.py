@@ -1,0 +1,116 @@
+"""Keyword normalisation for the full-text column: English and Russian in one index.
+
+Why our own column: a LanceDB (Lance) FTS index has exactly one tokenizer language. An
+English-stemmed index leaves Russian inflections unmatched (``запасов`` vs ``запасы``), a
+Russian one does nothing for ``invoices``, and either one cuts identifiers such as
+``ERR_CONN_RESET``, ``SPEC-112`` or a GUID into pieces that no longer rank an exact hit
+first. So we normalise text ourselves into a space-separated ``keywords`` column and index
+that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop words there):
+
+* every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of its
+  own script (Cyrillic → Russian, Latin → English); stop words of both languages are dropped;
+* an identifier (words joined by ``-``, ``_``, ``.``, ``/`` or ``:``, or a word holding a
+  digit) is kept whole, case-folded, *and* as its parts. A query for ``SPEC-112`` then
+  matches the rare whole token ``spec-112`` (high IDF) plus ``spec`` and ``112``, so the
+  chunk holding the exact identifier ranks above chunks that only share a part.
+
+Documents and queries go through the same :func:`normalize`, so both sides agree.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["normalize", "normalize_query", "tokens"]
+
+# A run of letters/digits, optionally joined to more runs by identifier punctuation.
+_TOKEN = re.compile(r"[^\W_]+(?:[-_./:]+[^\W_]+)*")
+_PART = re.compile(r"[^\W_]+")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN = re.compile(r"[a-z]")
+# Tokens longer than this are noise (base64, hashes of hashes); a GUID is 36 characters.
+_MAX_TOKEN = 64
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Function words of both languages: frequent enough to carry no ranking signal.
+_EN_STOP = _words(
+    "a an and are as at be been but by for from had has have he her his i if in into is it "
+    "its me my no not of on or our she so such than that the their them then there these "
+    "they this those to too was we were what when which who will with would you your"
+)
+_RU_STOP = _words(
+    "а без бы был была были было быть в вам вас вот все вы где да для до его ее если "
+    "есть еще же за и из или им их к как ко когда ли либо мне мы на над не нет ни но "
+    "ну о об однако он она они оно от по под при с со так также там то тоже только у уже "
+    "чем что чтобы эта эти это этот я"
+)
+_STOP = _EN_STOP | _RU_STOP  # already folded: ё is written е
+
+_local = threading.local()
+
+
+def _stemmers():
+    # PyStemmer objects are not thread-safe; one pair per thread is cheap.
+    pair = getattr(_local, "stemmers", None)
+    if pair is None:
+        import Stemmer
+
+        pair = (Stemmer.Stemmer("english"), Stemmer.Stemmer("russian"))
+        _local.stemmers = pair
+    return pair
+
+
+@lru_cache(maxsize=200_000)
+def _word(word: str) -> str:
+    """One case-folded alphanumeric run → its index form ('' for a stop word)."""
+    if word in _STOP:
+        return ""
+    if any(ch.isdigit() for ch in word):
+        return word  # numbers and codes like v2, 112, 5b04 are matched exactly
+    english, russian = _stemmers()
+    has_cyr = _CYRILLIC.search(word) is not None
+    has_lat = _LATIN.search(word) is not None
+    if has_cyr and not has_lat:
+        return russian.stemWord(word)
+    if has_lat and not has_cyr:
+        return english.stemWord(word)
+    return word  # mixed scripts (homoglyph codes) or other scripts: keep as written
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+
+
+def tokens(text: str) -> list[str]:
+    """The index terms of ``text``, in order (identifiers whole, then their parts)."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(_fold(text)):
+        token = match.group()
+        if len(token) > _MAX_TOKEN:
+            continue
+        parts = _PART.findall(token)
+        if len(parts) > 1:
+            out.append(token)  # the exact identifier, e.g. err_conn_reset or spec-112
+            out.extend(w for w in map(_word, parts) if w)
+        else:
+            word = _word(token)
+            if word:
+                out.append(word)
+    return out
+
+
+def normalize(text: str) -> str:
+    """``text`` as the space-separated term string stored in the keyword column."""
+    return " ".join(tokens(text))
+
+
+def normalize_query(query: str) -> str:
+    """A query's terms, each once (repeating a query term would only re-weight it)."""
+    return " ".join(dict.fromkeys(tokens(query)))

@@ -1,0 +1,107 @@
+"""``status``: configuration and index health. It always answers, whatever is broken.
+
+A broken configuration gives ``{version, configError}``. A broken or foreign index gives
+the configuration plus ``indexError``. Status reads the table without loading the
+embedding model (opening ONNX costs seconds), and never creates an index that is absent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from minirag_store.results import StatusResult
+
+if TYPE_CHECKING:
+    from minirag_store.config import Config
+    from minirag_store.service import Index
+
+__all__ = ["OCR_FALLBACK_HINT", "build_status"]
+
+OCR_FALLBACK_HINT = (
+    "OCR for scanned PDFs and images is not installed: install the minirag-ocr package "
+    "(e.g. `uv tool install minirag-mcp --with minirag-ocr`)"
+)
+
+
+def build_status(index: Index) -> StatusResult:
+    """The status report of ``index``; never raises."""
+    from minirag_store.service import version
+
+    out: StatusResult = {"version": version()}
+    if index.config_error is not None:
+        out["configError"] = index.config_error
+        return out
+    config = index.config
+    out.update(_config_fields(config))
+    out.update(_ocr_fields())
+    out.update(_index_fields(config, out.get("chunkScheme")))
+    return out
+
+
+def _scheme_version() -> int | None:
+    try:
+        from minirag_chunker import SCHEME_VERSION
+    except ImportError:
+        return None
+    return SCHEME_VERSION
+
+
+def _config_fields(config: Config) -> StatusResult:
+    fields: StatusResult = {
+        "roots": [str(r) for r in config.roots],
+        "dbPath": str(config.db_path),
+        "cacheDir": str(config.cache_dir),
+        "model": config.model_name,
+        "modelPath": str(config.model_path) if config.model_path else None,
+        "chunkTokenBudget": config.chunk_token_budget,
+        "hybridWeight": config.hybrid_weight,
+        "grouping": config.grouping,
+        "maxDistance": config.max_distance,
+        "maxFiles": config.max_files,
+        "maxFileSize": config.max_file_size,
+        "ocrLang": config.ocr_lang,
+    }
+    scheme = _scheme_version()
+    if scheme is not None:
+        fields["chunkScheme"] = scheme
+    return fields
+
+
+def _ocr_fields() -> StatusResult:
+    try:
+        from minirag_store.ocr import ocr_status  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return {"ocr": "unavailable", "ocrHint": OCR_FALLBACK_HINT}
+    try:
+        info = ocr_status()
+    # status must answer even when an add-on's probe breaks in an unforeseen way
+    except Exception as e:
+        return {"ocr": "unavailable", "ocrHint": f"OCR probe failed: {e}"}
+    return {"ocr": str(info.get("ocr", "unavailable")), "ocrHint": str(info.get("ocrHint", ""))}
+
+
+def _index_fields(config: Config, scheme: int | None) -> StatusResult:
+    from minirag_store.table import ChunkTable
+
+    try:
+        table = ChunkTable.peek(config.db_path)
+        if table is None:
+            return {"chunkCount": 0, "sourceCount": 0, "staleChunkCount": 0}
+        chunks, sources = table.counts()
+        stale = table.stale_count(scheme) if scheme is not None else 0
+    # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
+    except Exception as e:
+        return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
+    fields: StatusResult = {"chunkCount": chunks, "sourceCount": sources, "staleChunkCount": stale}
+    if table.model_id and table.model_id != config.model_name:
+        fields["indexError"] = (
+            f"The index at {config.db_path} was built with {table.model_id}, but the "
+            f"configured model is {config.model_name}: set a new DB_PATH or re-index."
+        )
+    if stale:
+        fields["schemeWarning"] = (
+            f"{stale} of {chunks} chunks were cut by an older chunking scheme (current: "
+            f"{scheme}); queries still work, but re-ingest (delete the index folder and "
+            "sync, or ingest the files again) to get the current chunk boundaries."
+        )
+    return fields
