@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -267,3 +268,37 @@ def test_version_flag():
     )
     assert done.returncode == 0
     assert done.stdout.startswith("minirag-mcp ")
+
+
+def test_ctrl_c_stops_a_stdio_server_at_once(corpus_env):
+    server = RawServer(corpus_env)
+    try:
+        server.initialize()
+        server.proc.send_signal(signal.SIGINT)  # stdin stays open: no EOF to wake it
+        assert server.proc.wait(15) == 130
+    finally:
+        stderr = server.close()
+    assert "Traceback" not in stderr
+
+
+def test_status_command_takes_the_cli_overrides(tmp_path, model_env):
+    elsewhere = tmp_path / "other-docs"
+    elsewhere.mkdir()
+    done = subprocess.run(  # noqa: PLW1510 - the exit status is what we assert
+        [
+            console_script(),
+            "status",
+            "--base-dir",
+            str(elsewhere),
+            "--db-path",
+            str(tmp_path / "idx"),
+            "--json",
+        ],
+        env=child_env({**model_env, "BASE_DIRS": "[broken"}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["roots"] == [str(elsewhere)] and data["dbPath"] == str(tmp_path / "idx")

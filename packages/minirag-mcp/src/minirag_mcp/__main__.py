@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="minirag-mcp",
         description="Local hybrid search over your documents, as an MCP server. "
         "Configure with BASE_DIR/BASE_DIRS, DB_PATH, MODEL_NAME ... env vars.",
+        epilog="Indexing and searching from a terminal: the minirag-cli command.",
     )
     parser.add_argument("--version", action="version", version=f"minirag-mcp {version()}")
     parser.add_argument(
@@ -41,11 +42,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser(
+    status = commands.add_parser(
         "status",
         help="print configuration and index status as JSON and exit 0, even when the "
         "configuration is broken (run it before restarting a desktop client)",
     )
+    # The same overrides the CLI takes, to check a configuration before putting it in a
+    # client's settings; each replaces its env var.
+    status.add_argument("--base-dir", action="append", help="document root (repeatable)")
+    status.add_argument("--db-path", help="index directory")
+    status.add_argument("--cache-dir", help="embedding model cache directory")
+    status.add_argument("--model-name", help="fastembed model id")
+    status.add_argument("--json", action="store_true", help="accepted; output is always JSON")
     return parser
 
 
@@ -64,19 +72,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``minirag-mcp`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO, stream=sys.stderr, format="minirag-mcp %(levelname)s: %(message)s"
+        level=logging.WARNING, stream=sys.stderr, format="minirag-mcp %(levelname)s: %(message)s"
     )
     from minirag_store import Index
 
-    index = Index.open(os.environ)
     if args.command == "status":
+        index = Index.open(
+            os.environ,
+            base_dirs=args.base_dir,
+            db_path=args.db_path,
+            cache_dir=args.cache_dir,
+            model_name=args.model_name,
+        )
         try:
             return _status(index)
         finally:
             index.close()
     from minirag_mcp.server import serve
 
-    serve(index, args.transport, host=args.host, port=args.port)
+    try:
+        serve(Index.open(os.environ), args.transport, host=args.host, port=args.port)
+    except KeyboardInterrupt:  # Ctrl-C in a terminal is how a hand-started server stops
+        return 130
     return 0
 
 

@@ -9,6 +9,9 @@ handshake answers before any heavy library is imported.
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import sys
 
 from fastmcp import FastMCP
 from minirag_store import Index
@@ -62,6 +65,25 @@ def serve(
         if transport == "http":
             server.run("http", show_banner=False, host=host, port=port)
         else:
+            _exit_on_interrupt(index)
             server.run("stdio", show_banner=False)
     finally:
         index.close()
+
+
+def _exit_on_interrupt(index: Index) -> None:
+    """Make Ctrl-C stop a stdio server at once.
+
+    The stdio transport reads stdin in a worker thread that no cancellation can interrupt,
+    so after SIGINT the process would linger until the next input line or EOF. A person
+    who started the server by hand to check it (see Troubleshooting) expects Ctrl-C to
+    end it: stop any sync cleanly, then leave without waiting for that thread.
+    """
+
+    def stop(signum: int, frame: object) -> None:
+        logger.warning("interrupted: stopping")
+        index.close()
+        sys.stderr.flush()
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
