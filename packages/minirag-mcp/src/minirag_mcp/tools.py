@@ -164,7 +164,9 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
                 "codes, identifiers)."
             ),
         ],
-        topK: Annotated[int, Field(ge=1, description="How many hits to return.")] = 8,
+        topK: Annotated[
+            int, Field(ge=1, description="How many hits to return (more than 100 gives 100).")
+        ] = 8,
         scope: Scope = None,
     ) -> QueryResult:
         return await call_store(lambda: index.query(query, topK, scope))
