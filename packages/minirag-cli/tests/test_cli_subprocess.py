@@ -154,3 +154,15 @@ def test_shell_completion(run_cli, tmp_path):
     assert words == ["read-neighbors", "read"]
     env = {**env, "COMP_WORDS": "minirag-cli query --to", "COMP_CWORD": "2"}
     assert run_cli(env=env, cwd=tmp_path).stdout.split() == ["--top-k"]
+
+
+def test_startup_imports_no_heavy_library():
+    heavy = ("rich", "numpy", "lancedb", "fastembed", "markitdown", "onnxruntime", "pyarrow")
+    code = (
+        "import sys, minirag_cli.__main__\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules if m.startswith({heavy!r})}}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"

@@ -46,8 +46,8 @@ class GuardedGroup(TyperGroup):
 
         try:
             return super().invoke(ctx)
-        except (Exit, Abort, KeyboardInterrupt):
-            raise  # a deliberate exit, or Ctrl-C (typer maps it to status 130)
+        except (Exit, Abort, KeyboardInterrupt, BrokenPipeError):
+            raise  # a deliberate exit, Ctrl-C (status 130), or `| head` closing the pipe
         except TyperException as e:  # a usage mistake: missing option, bad number ...
             bad = getattr(e, "ctx", None) or ctx
             fail(f"{e.format_message()} (see: {bad.command_path} --help)")
