@@ -2,11 +2,11 @@
 
 One RapidOCR instance per process, created on the first page that needs it (it loads three
 ONNX models, ~0.2 s). Orientation: a cheap text-detection pass on a 1024-px copy says
-whether text lines run vertically (page turned 90/270); then the two remaining candidates
-are recognised on the small copy *without* RapidOCR's per-line 180-degree classifier, so
-upside-down lines fall below its score threshold and the upright candidate wins (measured
-on the rotated test PDFs: the upright candidate reads 3 lines at 0.98-0.99, the upside-down
-one nothing). The page is then read at full resolution.
+whether text lines run vertically (page turned 90/270). The page is then read at that
+angle *without* RapidOCR's per-line 180-degree classifier, so upside-down lines fall below
+its score threshold: measured on the rotated test PDFs, the upright candidate reads 3 lines
+at 0.98-0.99 and the upside-down one nothing. A confident read is kept; otherwise the page
+is read turned by another 180 degrees and the better reading wins.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["Recognition", "orientation", "recognize"]
+__all__ = ["Recognition", "read", "recognize"]
 
 _SMALL_SIDE = 1024
 #: An upright candidate this confident is accepted without trying its 180-degree twin.
@@ -81,28 +81,37 @@ def _score(items: list[Any]) -> tuple[float, int]:
     return sum(float(item[2]) * len(item[1]) for item in items) / chars, chars
 
 
-def orientation(image: Image) -> int:
-    """Degrees to rotate ``image`` counter-clockwise (PIL convention) to make it upright."""
+def _base_angle(image: Image) -> int:
+    """90 when most detected text boxes stand upright (page turned a quarter), else 0."""
     small = image.copy()
     small.thumbnail((_SMALL_SIDE, _SMALL_SIDE))
     boxes = _run(small, use_rec=False, use_cls=False)
-    if not boxes:
-        return 0
     tall = sum(1 for b in boxes if abs(b[3][1] - b[0][1]) > 1.5 * abs(b[1][0] - b[0][0]))
-    base = 90 if tall * 2 > len(boxes) else 0
-    best, best_angle = -1.0, base
+    return 90 if boxes and tall * 2 > len(boxes) else 0
+
+
+def read(image: Image) -> Recognition:
+    """Read a page in whatever orientation it lies (0/90/180/270), lines in reading order.
+
+    The upright candidate is read first; it is accepted when confident, so an upright page
+    costs one small detection pass more than :func:`recognize`, a page upside down two reads.
+    """
+    base = _base_angle(image)
+    best: Recognition | None = None
     for angle in (base, base + 180):
-        turned = small.rotate(angle, expand=True, fillcolor=255)
-        confidence, chars = _score(_run(turned, use_cls=False))
-        if confidence >= _SURE and chars >= 10:
-            return angle
-        if confidence * chars > best:
-            best, best_angle = confidence * chars, angle
-    return best_angle
+        turned = image.rotate(angle, expand=True, fillcolor=255) if angle else image
+        items = _run(turned, use_cls=False)
+        result = Recognition(_lines(items), *_score(items))
+        if result.confidence >= _SURE and result.chars >= 10:
+            return result
+        if best is None or result.confidence * result.chars > best.confidence * best.chars:
+            best = result
+    assert best is not None
+    return best
 
 
 def recognize(image: Image) -> Recognition:
-    """Read an upright grayscale image; lines in reading order, paragraphs by blank lines."""
+    """Read an image as it lies (RapidOCR's per-line 180-degree classifier on)."""
     items = _run(image)
     confidence, chars = _score(items)
     return Recognition(_lines(items), confidence, chars)

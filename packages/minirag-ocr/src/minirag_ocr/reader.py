@@ -44,7 +44,7 @@ class Reader:
             return tess.recognize(upright, self.choice.packs, dpi)
         from minirag_ocr import rapid
 
-        result = rapid.recognize(_rotated(image, rapid.orientation(image)))
+        result = rapid.read(image)
         guarded = self.choice.guard_hint and result.chars >= GUARD_MIN_CHARS
         if guarded and result.confidence < GUARD_CONFIDENCE:
             raise EngineUnavailableError(

