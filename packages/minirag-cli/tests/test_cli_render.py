@@ -182,13 +182,13 @@ def test_job_line_carries_every_counter(capsys):
 
 
 @pytest.mark.parametrize(
-    ("done", "total", "elapsed", "expected"),
+    ("finished", "left", "elapsed", "expected"),
     [
-        (0, 10, 1.0, ""),  # nothing finished yet: no rate to show
-        (5, None, 2.0, "2.5 files/s"),  # still scanning: no total, no time left
-        (30, 3630, 3.0, "10.0 files/s, 0:06:00 left"),
-        (10, 10, 4.0, "2.5 files/s"),  # done: nothing left to estimate
+        (0, 10, 1.0, ""),  # nothing finished since the clock started: no rate yet
+        (5, None, 2.0, "2.5 files/s"),  # total not known yet: no time left
+        (30, 3600, 3.0, "10.0 files/s, 0:06:00 left"),
+        (10, 0, 4.0, "2.5 files/s"),  # done: nothing left to estimate
     ],
 )
-def test_progress_rate_is_the_average_and_eta_follows_it(done, total, elapsed, expected):
-    assert rate_and_eta(done, total, elapsed) == expected
+def test_progress_rate_is_the_average_and_eta_follows_it(finished, left, elapsed, expected):
+    assert rate_and_eta(finished, left, elapsed) == expected

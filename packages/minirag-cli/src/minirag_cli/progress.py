@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -33,20 +34,38 @@ def _shorten(text: str, width: int = _CURRENT_WIDTH) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def rate_and_eta(done: float, total: float | None, elapsed: float | None) -> str:
-    """``"12.5 files/s, 0:00:03 left"`` from the run's average rate so far.
+def rate_and_eta(finished: int, left: int | None, elapsed: float) -> str:
+    """``"12.5 files/s, 0:00:03 left"``: the average rate since the first file finished.
 
-    The store reports files in bursts (one per embedding batch), so an instantaneous rate
-    swings wildly; the average since the start is what predicts the rest of the run.
+    Averaged, because the store reports files in bursts (one per embedding batch), so an
+    instantaneous rate swings wildly; counted from the first file, so loading the model
+    and scanning do not make the first estimate absurdly slow.
     """
-    if not done or not elapsed or elapsed <= 0:
+    if finished <= 0 or elapsed <= 0:
         return ""
-    rate = done / elapsed
+    rate = finished / elapsed
     text = f"{rate:.1f} files/s"
-    if total is not None and total > done:
-        left = int((total - done) / rate)
-        text += f", {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d} left"
+    if left:
+        eta = int(left / rate)
+        text += f", {eta // 3600}:{eta // 60 % 60:02d}:{eta % 60:02d} left"
     return text
+
+
+class _Clock:
+    """When the first file finished, to measure the rate from there."""
+
+    def __init__(self) -> None:
+        self.start: float | None = None
+        self.done_at_start = 0
+
+    def rate(self, progress: Progress) -> str:
+        now = time.monotonic()
+        if self.start is None:
+            if progress.done:
+                self.start, self.done_at_start = now, progress.done
+            return ""
+        left = None if progress.total is None else max(progress.total - progress.done, 0)
+        return rate_and_eta(progress.done - self.done_at_start, left, now - self.start)
 
 
 def _relative(source: str) -> str:
@@ -58,20 +77,13 @@ def _relative(source: str) -> str:
 
 
 def _columns() -> tuple[Any, ...]:
-    from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn
-    from rich.text import Text
-
-    class RateColumn(ProgressColumn):
-        """Average files per second and the time left at that rate."""
-
-        def render(self, task: Any) -> Text:
-            return Text(rate_and_eta(task.completed, task.total, task.elapsed), style="cyan")
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
 
     return (
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        RateColumn(),
+        TextColumn("{task.fields[rate]}", style="cyan", markup=False),
         TextColumn("{task.fields[current]}", markup=False),
     )
 
@@ -89,13 +101,15 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[Progress], Non
     from rich.progress import Progress as Bar
 
     with Bar(*_columns(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=None, current="scanning…")
+        task = bar.add_task(label, total=None, current="scanning…", rate="")
+        clock = _Clock()
 
         def report(progress: Progress) -> None:
             bar.update(
                 task,
                 completed=progress.done,
                 total=progress.total,
+                rate=clock.rate(progress),
                 current=_shorten(_relative(progress.current or "")),
             )
 
