@@ -70,6 +70,7 @@ async def test_sync_query_read_neighbors_delete(client, corpus_env):
     assert {f["displayPath"]: f["state"] for f in listed["files"]} == dict.fromkeys(
         CORPUS, "ingested"
     )
+    assert all(f["ocrEngine"] == "" for f in listed["files"])  # plain text: no OCR involved
 
     gone = structured(await client.call_tool("delete_file", {"source": top["source"]}))
     assert gone["deletedChunks"] > 0
