@@ -13,6 +13,7 @@ page as it lies; Tesseract's OSD (half resolution) is its own row.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,11 +72,13 @@ def main() -> None:
         )
     rows = [("render 300 dpi (pypdfium2)", "all", 1 / render_s, render_s)]
     rows += [(name, lang, *_rate(pages, fn, args.repeat)) for name, lang, pages, fn in steps]
-    print(f"pages: {len(english)} English, {len(russian)} Russian (300 dpi)\n")
-    print(f"| {'step':<28} | lang | pages/s | s/page |")
-    print(f"|{'-' * 30}|------|---------|--------|")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"pages: {len(english)} English, {len(russian)} Russian (300 dpi); "
+          f"{os.cpu_count()} CPUs, load average {load}\n")  # fmt: skip
+    print(f"| {'step':<30} | lang | pages/s | s/page |")
+    print(f"|{'-' * 32}|------|---------|--------|")
     for step, lang, rate, seconds in rows:
-        print(f"| {step:<28} | {lang:<4} | {rate:7.2f} | {seconds:6.2f} |")
+        print(f"| {step:<30} | {lang:<4} | {rate:7.2f} | {seconds:6.2f} |")
 
 
 if __name__ == "__main__":

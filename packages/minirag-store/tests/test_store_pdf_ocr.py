@@ -116,15 +116,20 @@ def _expected(shared_data: Path) -> dict[str, list[str]]:
     return data["ocr_expected"]["files"]
 
 
-SCANS = ["invoice", "meeting_minutes", "minimal", "sales_report"]
+SCANS = [
+    "ocr_test_data/pdf_scanned_invoice.pdf",
+    "ocr_test_data/pdf_scanned_meeting_minutes.pdf",
+    "ocr_test_data/pdf_scanned_minimal.pdf",
+    "ocr_test_data/pdf_scanned_sales_report.pdf",
+]
 
 
-@pytest.mark.parametrize("name", SCANS)
-def test_image_only_pdfs_with_tesseract(shared_data: Path, tmp_path: Path, name: str) -> None:
-    if "eng" not in engines.tesseract_languages():
-        pytest.skip("tesseract not installed")
-    relative = f"ocr_test_data/pdf_scanned_{name}.pdf"
-    result = convert_file(shared_data / "markitdown_test_files" / relative, make_config(tmp_path))
+@pytest.mark.parametrize("relative", SCANS)
+def test_image_only_pdfs_with_tesseract(shared_data: Path, tmp_path: Path, relative: str) -> None:
+    if "rus" not in engines.tesseract_languages():
+        pytest.skip("tesseract with the Russian pack (the default eslav engine) not installed")
+    path = shared_data / "markitdown_test_files" / relative
+    result = convert_file(path, make_config(tmp_path))
     assert result.ocr_engine == "tesseract"
     text = " ".join(result.markdown.split())
     for expected in _expected(shared_data)[relative]:
@@ -138,3 +143,37 @@ def test_image_only_pdf_with_rapidocr_alone(shared_data: Path, tmp_path: Path) -
     assert result.ocr_engine == "rapidocr"
     for expected in _expected(shared_data)[relative]:
         assert squash(expected) in squash(result.markdown)  # rapidocr drops some spaces
+
+
+RUSSIAN = ["Белорусский государственный университет", "Информационная система анализа"]
+
+
+def test_without_tesseract_a_cyrillic_scan_fails_but_a_short_layer_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Default eslav, no Tesseract: RapidOCR must not index its garbage for Cyrillic."""
+    monkeypatch.setattr(engines, "tesseract_languages", frozenset)
+    russian_scan = samples.image_pdf(samples.text_image(RUSSIAN))
+    scanned = samples.join_pdfs([samples.text_pdf([[ALPHA]]), russian_scan], tmp_path / "a.pdf")
+    with pytest.raises(OcrUnavailableError, match=r"a\.pdf page 2.*tesseract-ocr-rus"):
+        convert_file(scanned, make_config(tmp_path))
+    # The same page behind a short text layer ("Appendix") keeps that layer instead.
+    short = samples.text_pdf([["Appendix"]])
+    path = samples.join_pdfs([samples.text_pdf([[ALPHA]]), short], tmp_path / "b.pdf")
+    overlay = samples.join_pdfs([russian_scan], tmp_path / "scan.pdf")
+    _stamp(path, overlay, page=1)
+    result = convert_file(path, make_config(tmp_path))
+    assert "Appendix" in result.markdown and ALPHA in result.markdown
+    assert result.ocr_engine == ""
+
+
+def _stamp(target: Path, picture_pdf: Path, page: int) -> None:
+    """Draw the first page of ``picture_pdf`` onto ``target``'s page, under its text."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(target.read_bytes())
+    source = pdfium.PdfDocument(picture_pdf.read_bytes())
+    stamped = pdf[page]
+    stamped.insert_obj(source.page_as_xobject(0, pdf).as_pageobject())
+    stamped.gen_content()
+    pdf.save(str(target))
