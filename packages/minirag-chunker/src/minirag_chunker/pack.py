@@ -70,6 +70,7 @@ class SectionPacker:
         self.units: list[tuple[str, str]] = []
         self.pieces: list[str] = []
         self.used = 0
+        self.parts = 0  # separate counts summed into ``used``: one means it is exact
         self.exact = True
         self.sticky_only = True
         self.limit = budget.budget
@@ -115,11 +116,20 @@ class SectionPacker:
         """Whether the open unit holds too little to be worth closing before a big block."""
         return self.sticky_only or self.used * 4 < self.b.budget
 
-    def _append(self, text: str, tokens: int, *, sticky: bool = False, exact: bool = True) -> None:
+    def _append(
+        self, text: str, tokens: int, *, sticky: bool = False, exact: bool = True, parts: int = 1
+    ) -> None:
+        """Add a piece to the open unit; ``parts`` is how many separate counts ``tokens`` sums."""
+        if not self.pieces and self.units and not text.strip():
+            # trailing whitespace left over after a cut: it belongs to the unit before
+            prefix, body = self.units[-1]
+            self.units[-1] = (prefix, body + text)
+            return
         if not self.pieces:
             self.prefix = self._next_prefix()
         self.pieces.append(text)
         self.used += tokens
+        self.parts += parts
         self.sticky_only = self.sticky_only and sticky
         self.exact = self.exact and exact
 
@@ -129,7 +139,7 @@ class SectionPacker:
         prefix, prefix_tokens, seed_len = self.prefix
         body = "".join(self.pieces)
         summed = prefix_tokens + self.used
-        single = len(self.pieces) == 1 and not prefix and self.exact
+        single = self.parts == 1 and not prefix and self.exact
         if single or not self.b.verifier.needs_check(exact=self.exact):
             fits = summed <= self.limit
         else:
@@ -140,19 +150,19 @@ class SectionPacker:
             self.units.append((prefix, body))
         else:
             self.units.extend(_refit(self.b.count, prefix, seed_len, self.pieces, self.limit))
-        self.pieces, self.used, self.exact, self.sticky_only = [], 0, True, True
+        self.pieces, self.used, self.parts, self.exact, self.sticky_only = [], 0, 0, True, True
         self.limit, self.prefix = self.b.budget, None
 
     # -- placing text ---------------------------------------------------------------
-    def _whole(self, text: str, tokens: int) -> bool:
+    def _whole(self, text: str, tokens: int, parts: int = 1) -> bool:
         """Place a whole block here or in a fresh unit; False when it must be cut."""
         if tokens <= self._room():
-            self._append(text, tokens)
+            self._append(text, tokens, parts=parts)
             return True
         if self.pieces and not self._light():
             self._flush()
             if tokens <= self._room():
-                self._append(text, tokens)
+                self._append(text, tokens, parts=parts)
                 return True
         return False
 
@@ -163,7 +173,7 @@ class SectionPacker:
                 return None
             return [(atom, None) for atom in atoms]
         counted = [(atom, self.b.count(atom)) for atom in atoms]
-        if self._whole(whole, sum(n for _, n in counted)):
+        if self._whole(whole, sum(n for _, n in counted), parts=len(counted)):
             return None
         return list(counted)
 
@@ -179,7 +189,7 @@ class SectionPacker:
             self._flush()
             text = text[len(piece) :]
             # additive at a whitespace cut; estimated (and so re-counted) after a cut in a word
-            exact = piece[-1:].isspace()
+            exact = exact and piece[-1:].isspace()
             tokens = max(tokens - used, 0)
             if not text:
                 return
@@ -233,7 +243,7 @@ class SectionPacker:
         marker = CODE_SPLIT_MARKER + "\n"
         marker_tokens = self.b.count(marker)
         self.local = (marker, marker_tokens) if marker_tokens <= self.b.share else NONE
-        for atom, _ in _atoms(text, sep, _LINE_END):
+        for atom in _atoms(text, sep, _LINE_END):
             self._atom(atom)
         self._flush()
         self.local = NONE
@@ -245,12 +255,29 @@ def _context(candidates: tuple[str, ...], budget: Budget) -> Part:
 
 
 def _atoms(text: str, sep: str, cuts: re.Pattern[str]) -> Iterator[str]:
-    """Cut ``text`` after each match of ``cuts``, keeping all whitespace; ``sep`` ends the last."""
+    """Cut ``text`` after each match of ``cuts``, keeping all whitespace; ``sep`` ends the last.
+
+    Whitespace-only stretches (blank lines in code, trailing spaces) stay glued to the atom
+    before them, so no unit is ever made of whitespace alone.
+    """
     start = 0
+    pending = ""
     for match in cuts.finditer(text):
-        yield text[start : match.end()]
+        atom = text[start : match.end()]
         start = match.end()
-    yield text[start:] + sep
+        if pending and not atom.strip():
+            pending += atom
+            continue
+        if pending:
+            yield pending
+        pending = atom
+    tail = text[start:] + sep
+    if pending and not tail.strip():
+        yield pending + tail
+        return
+    if pending:
+        yield pending
+    yield tail
 
 
 def _refit(
@@ -263,10 +290,26 @@ def _refit(
         end = len(pieces)
         while end > start + 1 and count(prefix + "".join(pieces[start:end])) > limit:
             end -= 1
-        body = "".join(pieces[start:end])
-        for piece, _ in split_to_fit(body, limit - count(prefix), count):
-            out.append((prefix, piece))
+        for unit in _fit_exact(count, prefix, "".join(pieces[start:end]), limit):
+            out.append(unit)
             prefix = prefix[seed_len:]  # the title seed goes on the first unit only
             seed_len = 0
         start = end
     return out
+
+
+def _fit_exact(
+    count: Callable[[str], int], prefix: str, text: str, limit: int
+) -> Iterator[tuple[str, str]]:
+    """Cut ``text`` so that ``prefix`` plus each piece, counted together, fits ``limit``."""
+    rest = text
+    while rest:
+        room = limit - count(prefix)
+        if room < 1:  # a prefix that leaves no room is dropped rather than overflow the unit
+            prefix, room = "", limit
+        piece, _ = take_prefix(rest, room, count)
+        while count(prefix + piece) > limit and len(piece) > 1:
+            room = max(1, room - 1)
+            piece, _ = take_prefix(piece, room, count)
+        yield prefix, piece
+        rest = rest[len(piece) :]

@@ -1,0 +1,139 @@
+"""Hypothesis properties: budget, exact reconstruction, words in order, rows kept whole."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from minirag_chunker import chunk_markdown
+from minirag_chunker.detect import TABLE_ROW
+
+WORD = st.text(alphabet="abcxyzАБВгдеё019-_.,:*", min_size=1, max_size=9).filter(
+    lambda w: w.strip("*") != ""
+)
+LONG_WORD = st.text(alphabet="qwerty", min_size=30, max_size=120)
+
+
+def count_words(text: str) -> int:
+    """A fast, additive stand-in for a tokenizer: one token per whitespace-separated word."""
+    return len(text.split())
+
+
+@st.composite
+def sentence(draw) -> str:
+    words = draw(st.lists(st.one_of(WORD, WORD, WORD, LONG_WORD), min_size=1, max_size=30))
+    return " ".join(words) + draw(st.sampled_from([".", "!", "?", "", ":"]))
+
+
+@st.composite
+def paragraph(draw) -> str:
+    return draw(st.sampled_from([" ", "\n", "  "])).join(
+        draw(st.lists(sentence(), min_size=1, max_size=6))
+    )
+
+
+@st.composite
+def table(draw) -> str:
+    width = draw(st.integers(1, 4))
+    cell = st.lists(WORD, min_size=1, max_size=draw(st.sampled_from([2, 8, 40]))).map(" ".join)
+    rows = draw(st.lists(st.lists(cell, min_size=width, max_size=width), min_size=1, max_size=12))
+    lines = ["| " + " | ".join(row) + " |" for row in rows]
+    if draw(st.booleans()):
+        lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+@st.composite
+def fence(draw) -> str:
+    body = draw(st.lists(sentence(), min_size=0, max_size=draw(st.sampled_from([3, 15]))))
+    closed = draw(st.booleans())
+    return "\n".join(["```python", *body, *(["```"] if closed else [])])
+
+
+@st.composite
+def heading(draw) -> str:
+    return "#" * draw(st.integers(1, 4)) + " " + draw(sentence())
+
+
+@st.composite
+def turn(draw) -> str:
+    minute, second = draw(st.integers(0, 70)), draw(st.integers(0, 59))
+    speaker = draw(st.sampled_from(["", "**Dana Marx** ", "**Олег** "]))
+    return f"{speaker}{minute}:{second:02d}\n{draw(paragraph())}"
+
+
+BLOCK = st.one_of(
+    paragraph(),
+    paragraph(),
+    table(),
+    fence(),
+    heading(),
+    turn(),
+    st.integers(1, 30).map(lambda n: f"<!-- Slide number: {n} -->"),
+    st.just("- item one\n- item two\n  - nested item"),
+)
+
+
+@st.composite
+def document(draw) -> str:
+    blocks = draw(st.lists(BLOCK, min_size=0, max_size=14))
+    text = ""
+    for block in blocks:
+        text += block + draw(st.sampled_from(["\n\n", "\n", "\n\n\n", " \n\t\n", "\r\n\r\n"]))
+    return text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown=document(), budget=st.integers(3, 80), title=st.one_of(st.none(), sentence()))
+def test_invariants_hold_for_any_document(chunk_and_check, markdown, budget, title) -> None:
+    """Budget (fences excepted), exact reconstruction, words in order, document order."""
+    result = chunk_and_check(markdown, count_words, budget=budget, title=title)
+    if title and result.units and result.units[0].prefix.startswith(title.split()[0]):
+        assert not any(u.prefix.startswith(title) for u in result.units[1:])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown=document(), budget=st.integers(6, 80))
+def test_table_rows_that_fit_are_never_split(markdown, budget) -> None:
+    """A row short enough to fit beside any prefix lands whole inside one unit's body."""
+    result = chunk_markdown(markdown, count_tokens=count_words, budget=budget)
+    for section in result.sections:
+        bodies = [u.body for u in result.units if u.section == section.index]
+        lines = {line for body in bodies for line in body.split("\n")}
+        for row in section.text.split("\n"):
+            if TABLE_ROW.match(row) and count_words(row) <= budget // 3:
+                assert row in lines, f"row {row!r} was split"
+
+
+@pytest.mark.parametrize("budget", [40, 110])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown=document())
+def test_invariants_with_the_real_tokenizer(chunk_and_check, token_counter, budget, markdown):
+    """The same invariants, counted by the offline model's own WordPiece tokenizer."""
+    chunk_and_check(markdown, token_counter, budget=budget, title="Quarterly report")
+
+
+def superadditive(text: str) -> int:
+    """A counter whose whole is worth more than its parts, so summed sizes undercount."""
+    return round(len(text.split()) ** 1.3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(markdown=document(), budget=st.integers(10, 60))
+def test_units_fit_even_when_counts_do_not_add_up(chunk_and_check, markdown, budget) -> None:
+    """The per-unit re-count catches a counter that is not additive and re-cuts the unit."""
+    chunk_and_check(markdown, superadditive, budget=budget)
+
+
+@settings(max_examples=100, deadline=None)
+@given(markdown=document())
+def test_section_texts_respect_the_cap_except_single_rows_or_sentences(markdown) -> None:
+    """Sections stay under 4,000 characters unless one row, sentence or fence is longer."""
+    result = chunk_markdown(markdown * 6, count_tokens=count_words, budget=50)
+    for section in result.sections:
+        if len(section.text) > 4000:
+            blocks = section.text.split("\n\n")
+            assert len(blocks) == 1 or any(b.startswith("```") for b in blocks), section.label
+            assert not re.search(r"[.!?…]\s", blocks[0]) or blocks[0].startswith(("```", "|"))
