@@ -166,3 +166,19 @@ def test_startup_imports_no_heavy_library():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_piped_list_never_folds_long_paths(run_cli, tmp_path):
+    root = tmp_path / "docs"
+    deep = root / "a-rather-long-folder-name-for-quarterly-reports" / "2026"
+    deep.mkdir(parents=True)
+    name = "quarterly-report-of-the-northern-region-warehouse-stock-levels-final.md"
+    (deep / name).write_text("# Stock\n\nLevels are fine.\n", encoding="utf-8")
+    ran = run_cli("list", "--db-path", str(tmp_path / "i"), cwd=root, env={"COLUMNS": ""})
+    assert ran.code == 0, ran.stderr
+    row = ran.stdout.splitlines()[2].split()
+    assert row == [
+        "not_ingested",
+        "0",
+        f"a-rather-long-folder-name-for-quarterly-reports/2026/{name}",
+    ]

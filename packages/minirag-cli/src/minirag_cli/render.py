@@ -8,6 +8,7 @@ Styling goes through rich, which drops colour when stdout is not a terminal and 
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 from collections.abc import Mapping
@@ -47,11 +48,23 @@ def emit_json(result: Mapping[str, Any]) -> None:
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
 
 
+#: Line width when stdout is piped: wide enough that no table cell is ever folded, so
+#: ``minirag-cli list | grep`` sees whole paths (rich would otherwise assume 80 columns).
+_PIPE_WIDTH = 4096
+
+
 def console() -> Console:
-    """A stdout console: no markup parsing (paths hold ``[``), no auto-highlighting."""
+    """A stdout console: no markup parsing (paths hold ``[``), no auto-highlighting.
+
+    On a terminal it fits the terminal; piped, lines are as long as their content
+    (``COLUMNS`` still wins when set).
+    """
     from rich.console import Console
 
-    return Console(markup=False, highlight=False, emoji=False)
+    out = Console(markup=False, highlight=False, emoji=False)
+    if not out.is_terminal and not os.environ.get("COLUMNS"):
+        out.width = _PIPE_WIDTH
+    return out
 
 
 def _plural(n: int, word: str) -> str:
