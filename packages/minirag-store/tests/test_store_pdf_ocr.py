@@ -12,7 +12,7 @@ from minirag_store import ocr
 from minirag_store.config import Config, load_config
 from minirag_store.convert import convert_file
 from minirag_store.errors import OcrUnavailableError
-from minirag_store.pdf import convert_pdf, split_pages
+from minirag_store.pdf import anchor_pages, convert_pdf, split_pages
 
 samples = pytest.importorskip("minirag_ocr.samples")
 engines = pytest.importorskip("minirag_ocr.engines")
@@ -94,6 +94,21 @@ def test_form_feeds_split_into_pages() -> None:
     assert split_pages("a\n\fb\f\fc", 4) == ["a\n", "b", "", "c"]
     assert split_pages("a\fb\f", 2) == ["a", "b"]
     assert split_pages("one block of tables", 3) is None
+
+
+def test_ocr_pages_are_anchored_in_output_without_page_breaks() -> None:
+    """markitdown's table route: no form feeds, pipes between words, page number last."""
+    markdown = (
+        "| Region | Sales |\n|---|---|\n| North | 10 |\n\n| Summary of | the year | 2024 |\n3"
+    )
+    layers = ["Region Sales North 10", "", "3 Summary of the year 2024", ""]
+    recognised = {1: "SCANNED PAGE TWO", 3: "SCANNED PAGE FOUR"}
+    merged = anchor_pages(markdown, layers, recognised)
+    assert merged is not None
+    order = ["| North | 10 |", "SCANNED PAGE TWO", "| Summary of |", "SCANNED PAGE FOUR"]
+    positions = [merged.index(part) for part in order]
+    assert positions == sorted(positions)
+    assert anchor_pages(markdown, ["x", "", "words that are not there"], {1: "T"}) is None
 
 
 def test_explicit_language_without_its_pack_names_the_install(

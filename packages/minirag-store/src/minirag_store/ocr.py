@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from minirag_store.convert import IMAGE_EXTENSIONS
+from minirag_store.convert import OCR_INSTALL_HINT as INSTALL_HINT
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
@@ -38,9 +39,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("minirag_store.ocr")
-
-#: How to get OCR: the extra of either shell pulls in minirag-ocr.
-INSTALL_HINT = "uv tool install 'minirag-mcp[ocr]'  (or: pip install 'minirag-cli[ocr]')"
 
 
 class OcrReader(Protocol):

@@ -5,8 +5,9 @@ add-on is installed, the text layer of every page is measured (pypdfium2, one pa
 with fewer than ``RAG_OCR_MIN_CHARS_PER_PAGE`` non-space characters is rendered and OCRed,
 one page at a time, and its text replaces that page *at its position*. Positions come from
 markitdown itself: for prose PDFs it emits pdfminer's text, one form feed after each page.
-When markitdown took its table route (no page breaks in its output), the text pages fall
-back to their plain text layer so the OCR pages can still be placed in order.
+When markitdown took its table route (no page breaks in its output), each run of OCRed
+pages is inserted before the line where the next text page's first words occur; only if
+such an anchor is missing do the text pages fall back to their plain text layer.
 
 Without the add-on a PDF with no text on any page is refused with the install command; a
 PDF whose text layer is merely short is kept as it is.
@@ -15,6 +16,7 @@ PDF whose text layer is merely short is kept as it is.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.convert import Converted
 
-__all__ = ["convert_pdf", "split_pages"]
+__all__ = ["anchor_pages", "convert_pdf", "split_pages"]
 
 log = logging.getLogger("minirag_store.pdf")
 
@@ -90,18 +92,70 @@ def _route(path: Path, text: str, config: Config) -> tuple[str, str]:
     needs = [i for i, layer in enumerate(layers) if _chars(layer) < threshold]
     if not needs:
         return _join(text.split("\f")), ""
+    recognised, engines = _ocr_pages(backend, config, path, needs, layers)
+    return _assemble(path, text, layers, recognised), ", ".join(sorted(engines))
+
+
+def _assemble(path: Path, text: str, layers: list[str], recognised: dict[int, str]) -> str:
+    """Put each OCRed page's text at its page's position in markitdown's output."""
     pages = split_pages(text, len(layers))
-    if pages is None:
-        log.info("%s: markitdown gave no page breaks; text pages use their text layer", path)
-        pages = list(layers)
-    done = _ocr_pages(backend, config, path, needs, pages)
-    return _join(pages), ", ".join(sorted(done))
+    if pages is not None:
+        return _join([recognised.get(i, page) for i, page in enumerate(pages)])
+    anchored = anchor_pages(text, layers, recognised)
+    if anchored is not None:
+        return anchored
+    log.info("%s: could not place OCR pages in markitdown's output; using text layers", path)
+    return _join([recognised.get(i, layer) for i, layer in enumerate(layers)])
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _find_page(markdown: str, layer: str, cursor: int) -> int | None:
+    """Start of the line where ``layer``'s opening words occur in ``markdown`` after cursor.
+
+    Four words in a row, tried from the first three word offsets: a page number or header
+    that one extractor puts first may come last in the other.
+    """
+    words = re.findall(r"\w+", layer)
+    for offset in range(min(3, max(len(words) - 3, 1))):
+        pattern = r"\W*".join(map(re.escape, words[offset : offset + 4]))
+        found = re.compile(pattern).search(markdown, cursor) if pattern else None
+        if found is not None:
+            return _line_start(markdown, found.start())
+    return None
+
+
+def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -> str | None:
+    """Insert OCR page texts into markdown without page breaks, before the next text page.
+
+    markitdown's table route joins per-page chunks without a marker, so each run of OCRed
+    pages is placed at the line where the following text page's first words occur
+    (punctuation and table pipes between them allowed). None when an anchor is not found.
+    """
+    out: list[str] = []
+    cursor = 0
+    pending: list[str] = []
+    for index, layer in enumerate(layers):
+        if index in recognised:
+            pending.append(recognised[index])
+            continue
+        if not pending:
+            continue
+        start = _find_page(markdown, layer, cursor)
+        if start is None:
+            return None
+        out += [markdown[cursor:start].rstrip(), *pending]
+        cursor, pending = start, []
+    out += [markdown[cursor:].strip(), *pending]
+    return "\n\n".join(part.strip() for part in out if part.strip())
 
 
 def _ocr_pages(
-    backend: OcrBackend, config: Config, path: Path, needs: list[int], pages: list[str]
-) -> set[str]:
-    """Replace ``pages[i]`` for each i in ``needs`` by its OCR text; return engines used.
+    backend: OcrBackend, config: Config, path: Path, needs: list[int], layers: list[str]
+) -> tuple[dict[int, str], set[str]]:
+    """OCR text per page index in ``needs`` (pages where it found text) and engines used.
 
     The PDF is opened once and its pages are rendered one at a time. A page the engine
     refuses (guarded mode, see minirag_ocr) fails the document only when that page had no
@@ -109,7 +163,7 @@ def _ocr_pages(
     after it are still read.
     """
     reader = reader_for(backend, config)
-    used: set[str] = set()
+    recognised: dict[int, str] = {}
     remaining = list(needs)
     while remaining:
         done = 0
@@ -118,14 +172,13 @@ def _ocr_pages(
                 for index, text in reader.read_pdf_pages(path, remaining):
                     done += 1
                     if text.strip():
-                        pages[index] = text.strip()
-                        used.add(reader.engine)
+                        recognised[index] = text.strip()
         except ConversionError as e:
             failed = remaining[done]
-            if not pages[failed].strip():
+            if not layers[failed].strip():
                 raise
             log.warning("%s page %d: OCR failed, keeping its text layer: %s", path, failed + 1, e)
             remaining = remaining[done + 1 :]
             continue
         break
-    return used
+    return recognised, {reader.engine} if recognised else set()
