@@ -202,6 +202,11 @@ def test_cancelling_a_watched_sync_cancels_the_job(corpus_env):
         server.close()
 
 
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -219,7 +224,7 @@ async def test_http_transport_on_loopback(corpus_env):
     )
     try:
         deadline = time.monotonic() + 60
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+        while not _listening(port):
             assert proc.poll() is None, proc.communicate()[1]
             assert time.monotonic() < deadline, "HTTP server never listened"
             time.sleep(0.2)
