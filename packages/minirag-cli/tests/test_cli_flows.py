@@ -179,6 +179,16 @@ def test_ingest_relative_path_with_cwd_as_root(invoke, fresh, cli_env):
     }
 
 
+def test_list_scan_warnings_are_warn_lines_in_both_modes(invoke, fresh):
+    (fresh["root"] / "gone.md").symlink_to(fresh["root"] / "nowhere.md")
+    human = invoke("list", *fresh["db"])
+    as_json = invoke("list", "--json", *fresh["db"])
+    assert human.code == 0 and as_json.code == 0
+    for ran in (human, as_json):
+        assert ran.stderr.startswith("warn: Dangling symlink") and "gone.md" in ran.stderr
+    assert as_json.json()["warnings"] == [human.stderr.removeprefix("warn: ").rstrip("\n")]
+
+
 def test_sync_reconciles_and_reports_counts(invoke, fresh):
     assert invoke("ingest", "notes", *fresh["db"]).code == 0
     first = invoke("sync", *fresh["db"])

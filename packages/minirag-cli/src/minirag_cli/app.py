@@ -7,7 +7,8 @@ into ``error: <message>`` with exit status 1.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -53,12 +54,17 @@ def _root(
     """Index, sync and search your documents from the terminal."""
 
 
+def _emit(shared: Shared, result: Any, human: Callable[[Any], None]) -> None:
+    """``--json``: the result dict itself; otherwise its human rendering."""
+    if shared.json:
+        render.emit_json(result)
+    else:
+        human(result)
+
+
 def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
     """Print a finished ingest/sync; any failed file makes the run fail (exit 1)."""
-    if shared.json:
-        render.emit_json(job)
-    else:
-        render.show_job(job, verb)
+    _emit(shared, job, lambda j: render.show_job(j, verb))
     for err in job["errors"]:
         warn(f"{err['source']}: {err['error']}")
     failed = job["counts"]["failed"]
@@ -103,7 +109,7 @@ def ingest_url(
     """Fetch a web page, convert it to Markdown and index it."""
     with shared.open_index() as index:
         result = index.ingest_url(url, source, title)
-    render.emit_json(result) if shared.json else render.show_ingested(result)
+    _emit(shared, result, render.show_ingested)
 
 
 @app.command()
@@ -136,7 +142,7 @@ def query(
     """Hybrid search: meaning plus exact words."""
     with shared.open_index() as index:
         result = index.query(text, top_k=top_k, scope=resolve_scopes(scope))
-    render.emit_json(result) if shared.json else render.show_query(result, text)
+    _emit(shared, result, lambda r: render.show_query(r, text))
 
 
 @app.command("read-neighbors")
@@ -155,7 +161,7 @@ def read_neighbors(
     with shared.open_index() as index:
         key = _source_of(index, file_path, source)
         result = index.read_chunk_neighbors(key, chunk_index, before, after)
-    render.emit_json(result) if shared.json else render.show_neighbors(result)
+    _emit(shared, result, render.show_neighbors)
 
 
 @app.command()
@@ -169,7 +175,7 @@ def read(
     """Print a whole indexed document back as Markdown."""
     with shared.open_index() as index:
         result = index.read_file(_source_of(index, path, source))
-    render.emit_json(result) if shared.json else render.show_read(result)
+    _emit(shared, result, render.show_read)
 
 
 @app.command("list")
@@ -184,10 +190,9 @@ def list_files(
     """List the files under the roots with their state, plus data and URL sources."""
     with shared.open_index() as index:
         result = index.list_files(resolve_scopes(scope))
-    tables.show_list(result) if not shared.json else render.emit_json(result)
-    if shared.json:
-        for message in result.get("warnings", []):
-            warn(message)
+    _emit(shared, result, tables.show_list)
+    for message in result.get("warnings", []):
+        warn(message)
 
 
 @app.command()
@@ -196,7 +201,7 @@ def status(*, shared: Shared) -> None:
     """Configuration and index health. Answers (exit 0) even when the configuration is broken."""
     with shared.open_index() as index:
         result = index.status()
-    render.emit_json(result) if shared.json else tables.show_status(result)
+    _emit(shared, result, tables.show_status)
 
 
 @app.command()
@@ -210,7 +215,7 @@ def delete(
     """Remove a document from the index (the file on disk is untouched)."""
     with shared.open_index() as index:
         result = index.delete_file(_source_of(index, path, source))
-    render.emit_json(result) if shared.json else render.show_deleted(result)
+    _emit(shared, result, render.show_deleted)
 
 
 def main() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from minirag_cli.errors import warn
 from minirag_cli.render import console
 
 if TYPE_CHECKING:
@@ -61,7 +60,9 @@ def file_label(row: FileRow) -> str:
 
 
 def show_list(result: ListResult) -> None:
-    """One row per file or source: state, chunks, path, title; then a summary line."""
+    """One row per file or source: state, chunks, path, title; then a summary line.
+
+    Scan warnings are not printed here: the command prints them (``warn:``) in every mode."""
     from rich import box
     from rich.table import Table
 
@@ -86,8 +87,6 @@ def show_list(result: ListResult) -> None:
     states = Counter(row["state"] for row in rows)
     summary = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
     out.print(f"{len(rows)} entries" + (f": {summary}" if summary else ""))
-    for message in result.get("warnings", []):
-        warn(message)
 
 
 def _value(value: Any) -> str:
