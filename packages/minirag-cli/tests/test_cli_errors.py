@@ -53,6 +53,7 @@ def test_missing_root_named_in_the_error(invoke, tmp_path):
         (("query", "x", "--top-k", "many"), "--top-k"),
         (("ingest",), "'paths'"),
         (("frobnicate",), "frobnicate"),
+        (("--bogus", "status"), "--bogus"),
     ],
 )
 def test_usage_mistakes_are_one_error_line(invoke, args, needle):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from minirag_store import Index
+from minirag_store.results import JobStatus
 
 
 def _index(env: dict[str, str], root: Path, db: Path) -> Index:
@@ -166,6 +167,7 @@ def test_ingest_relative_path_with_cwd_as_root(invoke, fresh, cli_env):
     ran = invoke("ingest", "notes", "--json", *fresh["db"])
     assert ran.code == 0, ran.stderr
     job = ran.json()
+    assert set(job) == JobStatus.__required_keys__ | JobStatus.__optional_keys__
     assert job["state"] == "succeeded" and job["errors"] == []
     assert job["counts"]["ingested"] == 1 and job["counts"]["failed"] == 0
     assert ran.stderr == ""  # not a terminal: no progress bar

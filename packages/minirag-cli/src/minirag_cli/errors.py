@@ -36,8 +36,29 @@ def _debug() -> bool:
     return os.environ.get("MINIRAG_DEBUG", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _usage_error(error: Any, ctx: Any) -> NoReturn:
+    """A usage mistake (missing option, bad number, unknown command) as one error line."""
+    bad = getattr(error, "ctx", None) or ctx
+    fail(f"{error.format_message()} (see: {bad.command_path} --help)")
+
+
 class GuardedGroup(TyperGroup):
     """The command group that turns every failure of a subcommand into :func:`fail`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse the top-level options; a mistake there is one error line too.
+
+        With no arguments at all, typer's help screen is the friendlier answer, so that
+        case is left to typer.
+        """
+        from typer.exceptions import TyperException
+
+        if not args:
+            return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except TyperException as e:
+            _usage_error(e, ctx)
 
     def invoke(self, ctx: Any) -> Any:
         """Run the chosen subcommand, converting its errors in this one place."""
@@ -49,8 +70,7 @@ class GuardedGroup(TyperGroup):
         except (Exit, Abort, KeyboardInterrupt, BrokenPipeError):
             raise  # a deliberate exit, Ctrl-C (status 130), or `| head` closing the pipe
         except TyperException as e:  # a usage mistake: missing option, bad number ...
-            bad = getattr(e, "ctx", None) or ctx
-            fail(f"{e.format_message()} (see: {bad.command_path} --help)")
+            _usage_error(e, ctx)
         except MiniragError as e:
             fail(str(e))
         except Exception as e:
