@@ -104,3 +104,13 @@ def test_unexpected_exception_is_one_line_unless_debugging(invoke, monkeypatch, 
     assert "MINIRAG_DEBUG=1" in ran.stderr and len(ran.stderr.splitlines()) == 1
     with pytest.raises(RuntimeError, match="boom"):
         invoke("list", "--base-dir", str(tmp_path), env={"MINIRAG_DEBUG": "1"})
+
+
+def test_version_names_both_packages(invoke):
+    from importlib.metadata import version
+
+    ran = invoke("--version")
+    assert ran.code == 0
+    assert ran.stdout == (
+        f"minirag-cli {version('minirag-cli')} (minirag-store {version('minirag-store')})\n"
+    )

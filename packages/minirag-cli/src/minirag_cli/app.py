@@ -38,9 +38,16 @@ _SOURCE_HELP = "A data or URL source id (instead of a file path)."
 
 def _version(value: bool) -> None:
     if value:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
         from minirag_store import version
 
-        typer.echo(f"minirag-cli (minirag-store {version()})")
+        try:
+            own = dist_version("minirag-cli")
+        except PackageNotFoundError:  # a source tree without metadata
+            own = "0+unknown"
+        typer.echo(f"minirag-cli {own} (minirag-store {version()})")
         raise typer.Exit()
 
 
