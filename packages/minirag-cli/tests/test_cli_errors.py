@@ -114,3 +114,13 @@ def test_version_names_both_packages(invoke):
     assert ran.stdout == (
         f"minirag-cli {version('minirag-cli')} (minirag-store {version('minirag-store')})\n"
     )
+
+
+def test_ctrl_c_is_one_line_and_status_130(invoke, monkeypatch, tmp_path):
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Index, "sync", interrupted)
+    ran = invoke("sync", "--base-dir", str(tmp_path))
+    assert ran.code == 130
+    assert ran.stderr == "error: interrupted\n"

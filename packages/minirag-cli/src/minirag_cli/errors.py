@@ -19,6 +19,8 @@ __all__ = ["GuardedGroup", "fail", "warn"]
 
 #: Exit status of every failed run (usage errors included, so scripts test one number).
 FAILURE = 1
+#: Exit status after Ctrl-C, the shell convention (128 + SIGINT).
+INTERRUPTED = 130
 
 
 def fail(message: str) -> NoReturn:
@@ -67,8 +69,11 @@ class GuardedGroup(TyperGroup):
 
         try:
             return super().invoke(ctx)
-        except (Exit, Abort, KeyboardInterrupt, BrokenPipeError):
-            raise  # a deliberate exit, Ctrl-C (status 130), or `| head` closing the pipe
+        except (Exit, Abort, BrokenPipeError):
+            raise  # a deliberate exit, or `| head` closing the pipe (typer handles it)
+        except KeyboardInterrupt:
+            typer.echo("error: interrupted", err=True)
+            raise typer.Exit(INTERRUPTED) from None
         except TyperException as e:  # a usage mistake: missing option, bad number ...
             _usage_error(e, ctx)
         except MiniragError as e:
