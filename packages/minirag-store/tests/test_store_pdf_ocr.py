@@ -192,3 +192,16 @@ def _stamp(target: Path, picture_pdf: Path, page: int) -> None:
     stamped.insert_obj(source.page_as_xobject(0, pdf).as_pageobject())
     stamped.gen_content()
     pdf.save(str(target))
+
+
+@pytest.mark.parametrize("angle", [180, 270])
+def test_rotated_scans_are_read_upright_by_tesseract(
+    shared_data: Path, tmp_path: Path, angle: int
+) -> None:
+    """kreuzberg's image-only test PDFs, turned by their page content; OSD finds the angle."""
+    if "rus" not in engines.tesseract_languages():
+        pytest.skip("tesseract with the Russian pack (the default eslav engine) not installed")
+    path = shared_data / f"kreuzberg_test_documents/pdfs/ocr_test_rotated_{angle}.pdf"
+    result = convert_file(path, make_config(tmp_path))
+    assert result.ocr_engine == "tesseract"
+    assert "Docling bundles PDF document conversion" in " ".join(result.markdown.split())
