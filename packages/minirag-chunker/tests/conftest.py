@@ -23,9 +23,7 @@ def words_in_order(source: str, rebuilt: str) -> bool:
     return all(any(word == got for got in it) for word in source.split())
 
 
-def check_chunked(
-    markdown: str, result: Chunked, count: Callable[[str], int], budget: int
-) -> None:
+def check_chunked(markdown: str, result: Chunked, count: Callable[[str], int], budget: int) -> None:
     """Assert the storage and budget invariants of one chunking result."""
     assert [s.index for s in result.sections] == list(range(len(result.sections)))
     assert [u.index for u in result.units] == list(range(len(result.units)))

@@ -17,7 +17,7 @@ from minirag_chunker.blocks import Block
 from minirag_chunker.context import pick
 from minirag_chunker.sections import RawSection
 from minirag_chunker.tables import header_size
-from minirag_chunker.tokens import split_to_fit, take_prefix
+from minirag_chunker.tokens import take_prefix
 from minirag_chunker.verify import Verifier
 
 Part = tuple[str, int]
@@ -177,7 +177,9 @@ class SectionPacker:
             return None
         return list(counted)
 
-    def _atom(self, text: str, tokens: int | None = None, *, sticky: bool = False) -> None:
+    def _atom(
+        self, text: str, tokens: int | None = None, *, sticky: bool = False, parts: int = 1
+    ) -> None:
         """Place a sentence, line or row: whole in this unit or the next, cut only if too big."""
         tokens = self.b.count(text) if tokens is None else tokens
         if tokens > self._room() and self.pieces:
@@ -193,7 +195,7 @@ class SectionPacker:
             tokens = max(tokens - used, 0)
             if not text:
                 return
-        self._append(text, tokens, sticky=sticky, exact=exact)
+        self._append(text, tokens, sticky=sticky, exact=exact, parts=parts)
 
     def _lines(self, text: str, sep: str, cuts: re.Pattern[str]) -> None:
         """A text block: whole if it fits, else at sentences/lines (``cuts``), packed."""
@@ -217,7 +219,7 @@ class SectionPacker:
         first_tokens = self.b.count(first) if first_tokens is None else first_tokens
         # the header travels with the first row, so no unit ends on a bare header
         if header_tokens + first_tokens <= max(self._room(), self._fresh_room()):
-            self._atom(header + first, header_tokens + first_tokens)
+            self._atom(header + first, header_tokens + first_tokens, parts=2)
         else:
             self._atom(header, header_tokens)
             self._atom(first, first_tokens)

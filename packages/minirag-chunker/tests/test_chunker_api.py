@@ -1,0 +1,112 @@
+"""The public surface: errors, the tokenizer-file counter, cutting text, reconstruction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from minirag_chunker import (
+    SCHEME_VERSION,
+    ChunkBudgetError,
+    ChunkerError,
+    ChunkInputError,
+    ReconstructionError,
+    TokenizerLoadError,
+    chunk_markdown,
+    counter_from_tokenizer_file,
+    normalize_markdown,
+    reconstruct_document,
+    reconstruct_section,
+)
+from minirag_chunker.tokens import split_to_fit
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, 1.5, "110", None])
+def test_bad_budget_is_refused_with_advice(budget) -> None:
+    with pytest.raises(ChunkBudgetError, match="budget must be a whole number") as info:
+        chunk_markdown("text", count_tokens=words, budget=budget)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, ChunkerError)
+
+
+def test_bad_inputs_are_type_errors() -> None:
+    with pytest.raises(ChunkInputError, match="markdown must be a str") as info:
+        chunk_markdown(b"bytes", count_tokens=words)  # type: ignore[arg-type]
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(ChunkInputError, match="count_tokens must be a callable"):
+        chunk_markdown("text", count_tokens=110)  # type: ignore[arg-type]
+
+
+def test_reconstruct_section_rejects_a_corrupt_offset() -> None:
+    assert reconstruct_section([("Crumb\n\nbody ", 7), ("more", 0)]) == "body more"
+    with pytest.raises(ReconstructionError, match="re-index"):
+        reconstruct_section([("short", 9)])
+
+
+def test_reconstruct_document_joins_sections_with_blank_lines() -> None:
+    assert reconstruct_document(["# A", "text", "| t |"]) == "# A\n\ntext\n\n| t |"
+
+
+def test_normalisation_only_touches_blank_lines_and_line_endings() -> None:
+    md = "# Title\r\ntext line\r\n   \r\n\r\n\r\nmore\n| a |\n|---|\n| 1 |\nafter"
+    assert normalize_markdown(md) == "# Title\n\ntext line\n\nmore\n\n| a |\n|---|\n| 1 |\n\nafter"
+
+
+def test_scheme_version_is_a_positive_int() -> None:
+    assert isinstance(SCHEME_VERSION, int) and SCHEME_VERSION >= 1
+
+
+def test_counter_from_tokenizer_file_does_not_truncate(model_dir, token_counter) -> None:
+    """Counts go past the model's 128/256/512 limits and match the shared fixture."""
+    count = counter_from_tokenizer_file(model_dir / "tokenizer.json")
+    text = "The retrieval unit is sized in tokens, not characters. " * 80
+    assert count(text) > 512
+    assert count(text) == token_counter(text)
+    assert count("") == 0
+
+
+def test_counter_from_a_missing_file_says_what_to_pass(tmp_path) -> None:
+    missing = tmp_path / "nope" / "tokenizer.json"
+    with pytest.raises(TokenizerLoadError, match=r"tokenizer\.json") as info:
+        counter_from_tokenizer_file(missing)
+    assert isinstance(info.value, OSError) and str(missing) in str(info.value)
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text(json.dumps({"not": "a tokenizer"}))
+    with pytest.raises(TokenizerLoadError):
+        counter_from_tokenizer_file(broken)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
+        "x" * 500,  # no whitespace at all: cut between characters
+        "short " + "y" * 300 + " tail words here",
+    ],
+)
+def test_split_to_fit_pieces_fit_and_concatenate(text) -> None:
+    def chars(t: str) -> int:
+        return (len(t) + 9) // 10  # one token per started 10 characters
+
+    for count in (words, chars):
+        pieces = split_to_fit(text, 4, count)
+        assert "".join(p for p, _ in pieces) == text
+        assert all(count(p) <= 4 and n == count(p) for p, n in pieces)
+
+
+def test_import_pulls_in_no_heavy_dependency() -> None:
+    """Importing and using the chunker loads none of the store's heavy libraries."""
+    code = (
+        "import sys, minirag_chunker as m\n"
+        "count = lambda t: len(t.split())\n"
+        "m.chunk_markdown('# A\\n\\ntext\\n\\n## B\\n\\nmore', count_tokens=count)\n"
+        "heavy = ('lancedb', 'fastembed', 'markitdown', 'onnxruntime', 'pyarrow', 'tokenizers')\n"
+        "print(sorted(n for n in heavy if n in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
