@@ -110,3 +110,30 @@ def test_import_pulls_in_no_heavy_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class MeteredCounter:
+    """Wraps the real counter and records how many characters it was asked to count."""
+
+    def __init__(self, count) -> None:
+        self.inner = count
+        self.chars = 0
+
+    def count(self, text: str) -> int:
+        self.chars += len(text)
+        return self.inner(text)
+
+
+def test_counting_is_linear_in_document_size(token_counter) -> None:
+    """Each character is counted about once, however long a section grows (not quadratic)."""
+    sentence = "Escalation goes to the next level when the deadline passes without a decision. "
+    section = "\n\n".join(sentence * 6 for _ in range(8))
+    md = "\n\n".join(f"## Part {n}\n\n{section}" for n in range(12))
+    meter = MeteredCounter(token_counter)
+    first = chunk_markdown(md, count_tokens=meter.count)  # a fresh bound method every time
+    assert meter.chars < 3 * len(md)
+    meter.chars = 0
+    again = chunk_markdown(md, count_tokens=meter.count)
+    assert again == first
+    # once the counter has proven additive, finished units are no longer re-counted
+    assert meter.chars < 1.4 * len(md)

@@ -19,7 +19,9 @@ STAMP_LINE = re.compile(
     r"^[ \t]*(?:\*\*[^*\n]{1,80}\*\*[ \t]+)?((?:\d{1,2}:)?\d{1,2}:\d{2})[ \t]*$"
 )
 SLIDE_MARKER = re.compile(r"^[ \t]*<!--[ \t]*Slide number:[ \t]*(\d+)[ \t]*-->[ \t]*$")
-HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*?)(?:[ \t]+#+)?[ \t]*$")
+# group 2 may still end in a closing ``###`` run; clean_heading drops it. (A lazy group
+# followed by optional trailing parts backtracks quadratically on long lines.)
+HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*)$")
 TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 TABLE_DELIMITER = re.compile(r"^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -135,5 +137,8 @@ def format_stamp(seconds: int) -> str:
 
 def clean_heading(text: str) -> str:
     """Heading text without emphasis markup: ``# **2** **Scope**`` gives ``2 Scope``."""
-    text = text.replace("**", " ").replace("__", " ")
-    return " ".join(text.split()).strip("*_`~ ")
+    text = " ".join(text.replace("**", " ").replace("__", " ").split())
+    head, _, tail = text.rpartition(" ")
+    if head and tail and set(tail) == {"#"}:  # ATX closing sequence: ``## Scope ##``
+        text = head
+    return text.strip("*_`~ ")

@@ -18,10 +18,19 @@ from collections.abc import Callable
 TRUST_AFTER = 32
 SPOT_CHECK_EVERY = 16
 
-# Per counter: number of exact matches seen, or -1 once a sum missed. Weak keys, so a counter
-# that is dropped is forgotten; a counter that cannot be weakly referenced is never trusted.
-_RECORD: weakref.WeakKeyDictionary[Callable[[str], int], int] = weakref.WeakKeyDictionary()
+# Per counter owner, per function: exact matches seen, or -1 once a sum missed. A bound method
+# (``embedder.count_tokens``) is a new object on every attribute access, so it is keyed by
+# the object it is bound to; weak keys let a dropped counter be forgotten.
+_RECORD: weakref.WeakKeyDictionary[object, dict[object, int]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
+
+
+def _key(count: Callable[[str], int]) -> tuple[object, object]:
+    owner = getattr(count, "__self__", None)
+    func = getattr(count, "__func__", None)
+    if owner is not None and func is not None:
+        return owner, func
+    return count, None
 
 
 class Verifier:
@@ -31,15 +40,16 @@ class Verifier:
         """Look up what ``count`` has earned so far."""
         self.count = count
         self.seen = 0
+        self.owner, self.func = _key(count)
         try:
             with _LOCK:
-                self.record = _RECORD.get(count, 0)
+                self.record = _RECORD.get(self.owner, {}).get(self.func, 0)
             self.trackable = True
-        except TypeError:  # not weak-referenceable (e.g. a bound builtin): never trusted
+        except TypeError:  # not weak-referenceable (e.g. a builtin): re-count every unit
             self.record, self.trackable = 0, False
 
     def needs_check(self, *, exact: bool) -> bool:
-        """Whether a unit whose pieces were counted (``exact``: none estimated) needs a re-count."""
+        """Whether a unit (``exact``: no piece count was estimated) must be re-counted."""
         self.seen += 1
         if not exact or self.record < TRUST_AFTER:
             return True
@@ -52,4 +62,4 @@ class Verifier:
         self.record = self.record + 1 if summed == actual else -1
         if self.trackable:
             with _LOCK:
-                _RECORD[self.count] = self.record
+                _RECORD.setdefault(self.owner, {})[self.func] = self.record
