@@ -151,10 +151,6 @@ def markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: st
         raise ConversionError(f"Could not convert {what}: {type(e).__name__}: {e}") from e
 
 
-#: The name pdf.py imported before this was public; kept so it keeps working.
-_markitdown_convert = markitdown_convert
-
-
 def optional_module(name: str) -> ModuleType | None:
     """``minirag_store.<name>`` when that module exists, else None.
 

@@ -57,10 +57,10 @@ def convert_pdf(path: Path, config: Config) -> Converted:
     Raises :class:`OcrUnavailableError` for a scanned PDF the install cannot read and
     :class:`ConversionError` for a damaged PDF or one that yields no text.
     """
-    from minirag_store.convert import Converted, _markitdown_convert, strip_data_images
+    from minirag_store.convert import Converted, markitdown_convert, strip_data_images
     from minirag_store.titles import choose_title
 
-    result = _markitdown_convert(None, path, ".pdf", str(path))
+    result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
     markdown, engine = _route(path, text, config)
     markdown = strip_data_images(markdown)
