@@ -232,3 +232,15 @@ def test_empty_document_has_no_sections() -> None:
     """Blank input gives an empty result rather than an empty unit."""
     result = chunk_markdown(" \n\n\t\n", count_tokens=len)
     assert result.sections == () and result.units == ()
+
+
+def test_oversized_fence_does_not_drag_a_full_unit_over_budget(chunk_and_check, token_counter):
+    """Only a near-empty unit (a heading) may share the over-budget unit of a fence."""
+    code = "\n".join(f"    total += price[{i}] * quantity[{i}]  # line {i}" for i in range(12))
+    fence = f"```python\n{code}\n```"
+    md = f"# Billing\n\n## Loop\n\n{prose(4)}\n\n{fence}\n\n## Next\n\n{fence}"
+    result = chunk_and_check(md, token_counter)
+    fenced = [u for u in result.units if "```python" in u.body]
+    assert len(fenced) == 2
+    assert fenced[0].body.startswith("```python")  # the paragraph before it stays in budget
+    assert fenced[1].body.startswith("## Next\n\n```python")  # the bare heading rides along

@@ -235,7 +235,8 @@ class SectionPacker:
         if self._whole(whole, tokens):
             return
         ceiling = ATOMIC_FENCE_BUDGETS * self.b.budget
-        if self.pieces and self._room() - self.limit + ceiling < tokens:
+        # only a light unit (say, the heading above) may ride along over the budget
+        if self.pieces and (not self._light() or self._room() - self.limit + ceiling < tokens):
             self._flush()
         if self._room() - self.limit + ceiling >= tokens:
             self.limit = ceiling
