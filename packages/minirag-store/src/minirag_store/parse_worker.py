@@ -16,6 +16,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,27 +138,38 @@ def parse_all(
     yield from _pooled(tasks, config, cancelled, count)
 
 
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_warm)
+
+
 def _pooled(
     tasks: Iterable[ParseTask], config: Config, cancelled: Callable[[], bool], workers: int
 ) -> Iterator[Parsed]:
-    import multiprocessing
-
     queue = iter(tasks)
     limit = workers * _IN_FLIGHT_PER_WORKER
-    pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
-    )
+    pool = _new_pool(workers)
     pending: dict[Future[Parsed], ParseTask] = {}
     finished_cleanly = False
     try:
-        _fill(pool, queue, pending, limit, config)
-        while pending:
+        while True:
+            _fill(pool, queue, pending, limit, config)
+            if not pending:
+                break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken = False
             for future in done:
+                broken = broken or isinstance(future.exception(), BrokenProcessPool)
                 yield _outcome(future, pending.pop(future))
             if cancelled():
                 return
-            _fill(pool, queue, pending, limit, config)
+            if broken:
+                # A dead worker poisons its whole pool: every file in flight was failed
+                # above; the rest of the queue gets a fresh pool.
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = _new_pool(workers)
         finished_cleanly = True
     finally:
         # On cancel (or the consumer stopping) drop queued work and do not wait for a
@@ -182,5 +194,11 @@ def _fill(
 def _outcome(future: Future[Parsed], task: ParseTask) -> Parsed:
     try:
         return future.result()
-    except Exception as e:  # the worker died (segfault in a parser, OOM kill ...)
+    except BrokenProcessPool:
+        return Parsed(
+            task.source,
+            error="the parser process died (a crash or out of memory) while converting this "
+            "file or one converted beside it; it is tried again on the next sync",
+        )
+    except Exception as e:  # a result that could not be sent back (pickling) and the like
         return Parsed(task.source, error=f"the parser process failed: {type(e).__name__}: {e}")
