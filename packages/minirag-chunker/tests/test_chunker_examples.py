@@ -230,3 +230,16 @@ def test_russian_document(chunk_and_check, token_counter) -> None:
     assert last[0].body.startswith("## 2 Порядок согласования\n\n### 2.1 Заявка")
     assert last[0].prefix == "Положение о закупках\n\n"
     assert any("| свыше 10 000 руб. | финансовый директор |" in u.body for u in last)
+
+
+def test_single_sheet_xlsx_keeps_the_sheet_name_with_its_rows(chunk_and_check, token_counter):
+    """One sheet is a generic document; the sheet heading still names every later unit."""
+    rows = [f"| {n} | Pump station {n} | inspected |" for n in range(60)]
+    xlsx = "## Sheet1\n| Id | Asset | State |\n| --- | --- | --- |\n" + "\n".join(rows)
+    result = chunk_and_check(xlsx, token_counter)
+    assert result.category == "generic"
+    assert result.sections[0].label == "Sheet1"
+    assert result.sections[0].text.startswith("## Sheet1\n\n| Id | Asset | State |")
+    assert result.units[0].body.startswith("## Sheet1\n\n| Id |")
+    for unit in result.units[1:]:
+        assert unit.prefix == "Sheet1\n\n| Id | Asset | State |\n| --- | --- | --- |\n"

@@ -56,13 +56,19 @@ def build_sections(blocks: list[Block], category: Category, title: str) -> list[
     return [piece for section in raw for piece in _cap(section, limit)]
 
 
-def _cap(section: RawSection, limit: int) -> Iterator[RawSection]:
-    """Cut a section between blocks so each piece stays within ``limit`` characters."""
+def _cap(section: RawSection, target: int) -> Iterator[RawSection]:
+    """Cut a section between blocks so each piece stays within ``target`` characters.
+
+    A piece is never left holding only a heading or slide marker while the block it
+    introduces would still fit under the hard cap: a bare heading is no use to a reader.
+    """
     groups: list[list[Block]] = [[]]
     size = 0
     for block in section.blocks:
         add = len(block.text) + (2 if groups[-1] else 0)
-        if groups[-1] and size + add > limit:
+        bare = all(b.kind in ("heading", "marker") for b in groups[-1])
+        over = size + add > (SECTION_MAX_CHARS if bare else target)
+        if groups[-1] and over:
             groups.append([])
             add = len(block.text)
             size = 0
@@ -164,14 +170,22 @@ def _extends(child: tuple[str, ...], parent: tuple[str, ...]) -> bool:
 
 
 def _generic(blocks: list[Block]) -> list[RawSection]:
-    """Runs of blocks; a heading (there is at most one in a generic document) opens a run."""
+    """Runs of blocks; a heading (there is at most one in a generic document) opens a run,
+    names it, and is the context of the run's later units."""
     out: list[RawSection] = []
     group: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and group:
-            out.append(RawSection("", tuple(group)))
+            out.append(_run(group))
             group = []
         group.append(block)
     if group:
-        out.append(RawSection("", tuple(group)))
+        out.append(_run(group))
     return out
+
+
+def _run(group: list[Block]) -> RawSection:
+    first = group[0]
+    if first.kind != "heading":
+        return RawSection("", tuple(group))
+    return RawSection(first.name, tuple(group), ("",), (first.name, ""))
