@@ -55,9 +55,12 @@ def oversized_message(size: int, limit: int) -> str:
     )
 
 
-def report_progress(job: Job, progress: ProgressCallback | None, current: str | None) -> None:
-    """Count one more finished file and tell the progress callback, if any."""
-    job.done += 1
+def report_progress(
+    job: Job, progress: ProgressCallback | None, current: str | None, *, finished: bool = True
+) -> None:
+    """Count one more finished file (unless ``finished`` is False) and tell ``progress``."""
+    if finished:
+        job.done += 1
     if progress is not None:
         from minirag_store.service import Progress
 

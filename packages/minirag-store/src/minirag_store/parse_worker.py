@@ -35,7 +35,11 @@ __all__ = [
 #: Below this many files a pool costs more than it saves: spawning a worker and
 #: importing markitdown takes about a second, converting a small file a few ms.
 POOL_THRESHOLD = 12
+#: Tasks in flight: a few per worker, plus about one writer buffer, so the workers keep
+#: parsing while the main process embeds a buffer. This also bounds how many parsed
+#: documents are held in memory at once, however large the corpus.
 _IN_FLIGHT_PER_WORKER = 4
+_IN_FLIGHT_EXTRA = 32
 _HASH_BLOCK = 1 << 20
 
 
@@ -149,7 +153,7 @@ def _pooled(
     tasks: Iterable[ParseTask], config: Config, cancelled: Callable[[], bool], workers: int
 ) -> Iterator[Parsed]:
     queue = iter(tasks)
-    limit = workers * _IN_FLIGHT_PER_WORKER
+    limit = workers * _IN_FLIGHT_PER_WORKER + _IN_FLIGHT_EXTRA
     pool = _new_pool(workers)
     pending: dict[Future[Parsed], ParseTask] = {}
     finished_cleanly = False

@@ -171,8 +171,7 @@ def reconcile(
     table = index.table()
     plan = plan_sync(config, scanned, table.source_meta(), under)
     _record_plan(job, plan, config)
-    report_progress(job, progress, None)
-    job.done -= 1  # that report was the scan's, not a file's
+    report_progress(job, progress, None, finished=False)  # the scan's report: totals known
     if plan.to_delete and not job.cancel_requested:
         table.delete_sources(plan.to_delete)
         job.add("deleted", len(plan.to_delete))
