@@ -95,7 +95,7 @@ def test_invariants_hold_for_any_document(chunk_and_check, markdown, budget, tit
         assert not any(u.prefix.startswith(title) for u in result.units[1:])
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markdown=document(), budget=st.integers(6, 80))
 def test_table_rows_that_fit_are_never_split(markdown, budget) -> None:
     """A row short enough to fit beside any prefix lands whole inside one unit's body."""
