@@ -53,27 +53,31 @@ def run_query(
     fetch = candidate_count(top_k)
     weight = config.hybrid_weight
 
-    vec_rows = table.vector_search(embedder.embed_query(query), fetch, where)
+    vec_rows = table.vector_search(embedder.embed_query(query), fetch, scopes)
     kw_rows = table.keyword_search(query, fetch, where) if weight > 0 else []
     # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
-    vec_rows = [r for r in vec_rows if scope_matches(r["source"], scopes)]
     kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
 
-    rows: dict[str, dict[str, Any]] = {r["id"]: r for r in kw_rows}
-    rows.update({r["id"]: r for r in vec_rows})
+    cands: dict[str, dict[str, Any]] = {r["id"]: r for r in kw_rows}
+    cands.update({r["id"]: r for r in vec_rows})
     fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
-    pairs = [(rows[f.key]["source"], rows[f.key].get("_distance")) for f in fused]
+    pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
     kept = apply_filters(
         pairs,
         max_distance=config.max_distance,
         grouping=config.grouping,
         max_files=config.max_files,
     )[:top_k]
-    hits = [_hit(rows[fused[i].key], fused[i].score) for i in kept]
+    chosen = [(cands[fused[i].key], fused[i].score) for i in kept]
+    rows, parents = _fetch(table, [c for c, _ in chosen])
+    # A row replaced by a concurrent re-index between the two reads is left out, not faked.
+    hits = [
+        _hit(rows[c["id"]], c.get("_distance"), score) for c, score in chosen if c["id"] in rows
+    ]
     result: QueryResult = {
         "results": hits,
         "sources": _sources(index, hits, rows),
-        "parents": _parents(table, hits),
+        "parents": parents,
     }
     if not hits:
         notice = _notice(table, scopes)
@@ -82,8 +86,30 @@ def run_query(
     return result
 
 
-def _hit(row: dict[str, Any], score: float) -> SearchHit:
-    distance = row.get("_distance")
+def _fetch(
+    table: ChunkTable, chosen: list[dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Rows of the chosen hits and their reconstructed parent sections, in one query.
+
+    Every hit lies inside its parent section, so fetching the sections' chunks also
+    fetches the hits; only a hit without a parent needs a look-up by id.
+    """
+    from minirag_chunker import reconstruct_section
+
+    grouped = table.parent_chunks([c["parent_id"] for c in chosen if c["parent_id"]])
+    rows = {r["id"]: r for pieces in grouped.values() for r in pieces}
+    missing = [c["id"] for c in chosen if c["id"] not in rows]
+    if missing:  # no parent, or the row changed since the candidate list was made
+        rows.update(table.rows_by_id(missing))
+    parents = {
+        parent: reconstruct_section((r["text"], r["body_start"]) for r in pieces)
+        for parent, pieces in grouped.items()
+        if pieces
+    }
+    return rows, parents
+
+
+def _hit(row: dict[str, Any], distance: float | None, score: float) -> SearchHit:
     return {
         "text": row["text"],
         "source": row["source"],
@@ -108,18 +134,6 @@ def _sources(
         shown = display_path(index.config, source, types.get(source, "file"))
         summary[source] = {"source": source, "title": hit["title"], "hits": 1, "displayPath": shown}
     return list(summary.values())
-
-
-def _parents(table: ChunkTable, hits: list[SearchHit]) -> dict[str, str]:
-    """Each distinct parent section of the hits, reconstructed, fetched in one query."""
-    from minirag_chunker import reconstruct_section
-
-    grouped = table.parent_chunks([h["parentId"] for h in hits if h["parentId"]])
-    return {
-        parent: reconstruct_section((r["text"], r["body_start"]) for r in pieces)
-        for parent, pieces in grouped.items()
-        if pieces
-    }
 
 
 def _notice(table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:

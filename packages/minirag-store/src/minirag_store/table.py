@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.errors import IndexMismatchError
 from minirag_store.keywords import normalize, normalize_query
+from minirag_store.vectors import VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -180,6 +181,8 @@ class ChunkTable:
         self.dim = dim
         self._rw = _ReadWriteLock()
         self._write = threading.Lock()
+        self._snap: VectorSnapshot | None = None
+        self._snap_lock = threading.Lock()
 
     @classmethod
     def open(cls, db_path: Path, model_id: str, dim: int) -> ChunkTable:
@@ -355,44 +358,57 @@ class ChunkTable:
         return sorted(rows, key=lambda r: r["chunk_index"])
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        """The chunks of every section in ``parent_ids``, grouped, in order (one query)."""
+        """Every chunk (all hit columns) of the sections ``parent_ids``, grouped by
+        section, each group in order: one indexed query for any number of sections."""
         unique = list(dict.fromkeys(p for p in parent_ids if p))
         if not unique:
             return {}
         where = f"parent_id IN ({', '.join(sql_str(p) for p in unique)})"
         grouped: dict[str, list[dict[str, Any]]] = {p: [] for p in unique}
-        for row in sorted(self._rows(where, ["parent_id", "chunk_index", "text", "body_start"]),
-                          key=lambda r: r["chunk_index"]):  # fmt: skip
+        for row in sorted(self._rows(where, HIT_COLUMNS), key=lambda r: r["chunk_index"]):
             grouped[row["parent_id"]].append(row)
         return grouped
 
+    def rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The rows (hit columns) with these ids."""
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        rows = self._rows(f"id IN ({', '.join(sql_str(i) for i in unique)})", HIT_COLUMNS)
+        return {r["id"]: r for r in rows}
+
     # ------------------------------------------------------------------- search
+    def _snapshot(self) -> VectorSnapshot:
+        version = self._tbl.version
+        snap = self._snap
+        if snap is None or snap.version != version:
+            with self._snap_lock:
+                snap = self._snap
+                if snap is None or snap.version != version:
+                    snap = load_snapshot(self._tbl, version, self.dim, _ALL)
+                    self._snap = snap
+        return snap
+
     def vector_search(
-        self, vector: np.ndarray, limit: int, scope_sql: str | None = None
+        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
-        """Nearest chunks by cosine distance (``_distance``), best first."""
+        """Nearest chunks by cosine distance, best first: ``id``, ``source``,
+        ``parent_id``, ``_distance`` (exact search, see :mod:`minirag_store.vectors`)."""
         with self._rw.shared():
-            query = (
-                self._tbl.search(vector, vector_column_name="vector")
-                .distance_type("cosine")
-                .select([*HIT_COLUMNS, "_distance"])
-                .limit(limit)
-            )
-            if scope_sql:
-                query = query.where(scope_sql, prefilter=True)
-            return query.to_arrow().to_pylist()
+            return self._snapshot().search(vector, limit, scopes)
 
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None
     ) -> list[dict[str, Any]]:
-        """BM25 hits over the keyword column (``_score``), best first; [] without terms."""
+        """BM25 hits over the keyword column, best first: ``id``, ``source``,
+        ``parent_id``, ``_score``; [] when the query has no searchable term."""
         terms = normalize_query(text)
         if not terms:
             return []
         with self._rw.shared():
             query = (
                 self._tbl.search(terms, query_type="fts", fts_columns="keywords")
-                .select([*HIT_COLUMNS, "_score"])
+                .select(["id", "source", "parent_id", "_score"])
                 .limit(limit)
             )
             if scope_sql:

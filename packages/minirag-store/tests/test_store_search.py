@@ -1,0 +1,192 @@
+"""Hybrid search end to end: real chunker, real offline model, real LanceDB."""
+
+from __future__ import annotations
+
+import pytest
+from minirag_store.errors import InvalidArgumentError
+from minirag_store.search import run_query
+
+
+def _first(result) -> str:
+    return result["results"][0]["source"]
+
+
+def test_paraphrased_question_finds_its_passage(corpus_index):
+    index, root = corpus_index
+    result = index.query("How long should a loaf stay in the oven?", top_k=3)
+    assert _first(result) == str(root / "en/bread.md")
+    hit = result["results"][0]
+    assert "220 degrees" in hit["text"]
+    assert hit["distance"] is not None and 0 <= hit["distance"] < 1
+    assert hit["score"] > 0
+
+
+def test_result_shape_sources_and_parents(corpus_index):
+    index, root = corpus_index
+    result = index.query("supplier payment run", top_k=5)
+    hit = result["results"][0]
+    assert set(hit) == {"text", "source", "title", "chunkIndex", "score", "distance", "parentId"}
+    assert hit["source"] == str(root / "en/invoices.md")
+    assert hit["title"] == "Accounts payable"
+    summary = result["sources"][0]
+    assert summary == {
+        "source": hit["source"],
+        "title": "Accounts payable",
+        "hits": 1,
+        "displayPath": "en/invoices.md",
+    }
+    assert hit["parentId"] in result["parents"]
+    assert "purchase order" in result["parents"][hit["parentId"]]
+    scores = [h["score"] for h in result["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ERR_CONN_RESET", "en/network.md"),
+        ("SPEC-112", "en/spec112.md"),
+        ("И-112", "ru/склад.md"),
+        ("314b0a30-5b04-470b-b9f7-eed2c2bec74a", "en/guid.md"),
+    ],
+)
+def test_identifier_query_finds_its_exact_chunk_first(corpus_index, query, expected):
+    index, root = corpus_index
+    assert _first(index.query(query, top_k=5)) == str(root / expected)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("invoices", "en/invoices.md"), ("запасов", "ru/склад.md"), ("отпуска", "ru/отпуск.md")],
+)
+def test_inflected_keyword_matches_other_form(corpus_index, with_config, query, expected):
+    _index, root = corpus_index
+    keyword_only = with_config(hybrid_weight=1.0)
+    assert _first(keyword_only.query(query, top_k=3)) == str(root / expected)
+
+
+def test_hybrid_finds_identifier_outside_vector_window(corpus_index):
+    index, root = corpus_index
+    query = "QX-7731 weather"
+    target = str(root / "en/recipe.md")
+    window = index.table().vector_search(index.embedder().embed_query(query), 50)
+    assert target not in {r["source"] for r in window}  # the vector side alone misses it
+    hit = index.query(query, top_k=5)["results"][0]
+    assert hit["source"] == target
+    assert hit["distance"] is None  # ranked by the keyword side alone
+
+
+def test_weight_zero_skips_keyword_search(corpus_index, with_config, monkeypatch):
+    vector_only = with_config(hybrid_weight=0.0)
+    table = vector_only.table()
+
+    def boom(*args, **kwargs):
+        raise AssertionError("keyword search must not run at weight 0")
+
+    monkeypatch.setattr(table, "keyword_search", boom)
+    result = vector_only.query("QX-7731 weather", top_k=5)
+    assert all(h["distance"] is not None for h in result["results"])
+    assert str(corpus_index[1] / "en/recipe.md") not in {h["source"] for h in result["results"]}
+
+
+def test_weight_one_gives_keyword_order(corpus_index, with_config):
+    keyword_only = with_config(hybrid_weight=1.0)
+    query = "warehouse stock spec"
+    keyword = keyword_only.table().keyword_search(query, 50)
+    result = keyword_only.query(query, top_k=len(keyword))
+    assert [h["source"] for h in result["results"]] == [r["source"] for r in keyword]
+
+
+def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config):
+    index, _ = corpus_index
+    query = "QX-7731 weather"
+    unfiltered = index.query(query, top_k=20)["results"]
+    assert any(h["distance"] is None for h in unfiltered)
+    cutoff = sorted(h["distance"] for h in unfiltered if h["distance"] is not None)[5]
+    filtered = with_config(max_distance=cutoff).query(query, top_k=20)["results"]
+    assert filtered
+    assert all(h["distance"] is not None and h["distance"] <= cutoff for h in filtered)
+    kept = [h["chunkIndex"] for h in unfiltered if h["distance"] is not None]
+    assert len(filtered) <= len(kept)
+
+
+def test_grouping_cuts_at_a_gap_and_keeps_order(corpus_index, with_config):
+    index, _ = corpus_index
+    query = "QX-7731 weather"  # top_k 12 keeps the window at 50: the same candidates
+    plain = index.query(query, top_k=12)["results"]
+    keys = [(h["source"], h["chunkIndex"]) for h in plain]
+    similar = with_config(grouping="similar").query(query, top_k=12)["results"]
+    related = with_config(grouping="related").query(query, top_k=12)["results"]
+    for grouped in (similar, related):
+        got = [(h["source"], h["chunkIndex"]) for h in grouped]
+        assert got == [k for k in keys if k in got]  # a subsequence: order unchanged
+        assert grouped[0]["distance"] is None  # distance-less hits are kept
+    assert 1 < len(similar) < len(plain)
+    assert len(similar) <= len(related)
+    kept = max(h["distance"] for h in similar if h["distance"] is not None)
+    dropped = [h["distance"] for h in plain if (h["source"], h["chunkIndex"]) not in
+               {(g["source"], g["chunkIndex"]) for g in similar}]  # fmt: skip
+    assert all(d is not None and d > kept for d in dropped)  # the cut is by distance
+
+
+def test_max_files_keeps_first_sources(corpus_index, with_config):
+    result = with_config(max_files=2).query("operations guide backups monitoring", top_k=20)
+    sources = list(dict.fromkeys(h["source"] for h in result["results"]))
+    assert len(sources) == 2
+    assert len(result["sources"]) == 2
+
+
+def test_top_k_clamped_and_validated(corpus_index):
+    index, _ = corpus_index
+    assert len(index.query("heavy rain report", top_k=1000)["results"]) == 100
+    assert len(index.query("heavy rain report", top_k=3)["results"]) == 3
+    for bad in (0, -1):
+        with pytest.raises(InvalidArgumentError, match="topK"):
+            index.query("rain", top_k=bad)
+    for empty in ("", "   "):
+        with pytest.raises(InvalidArgumentError, match="query"):
+            run_query(index, empty, 5, None)
+
+
+def test_scope_stops_at_separator(corpus_index):
+    index, root = corpus_index
+    result = index.query("zebra migration", top_k=10, scope=str(root / "proj"))
+    assert {h["source"] for h in result["results"]} == {str(root / "proj/a.md")}
+    both = index.query("zebra migration", top_k=10, scope=[str(root / "proj"), str(root / "en")])
+    assert str(root / "project-secret/b.md") not in {h["source"] for h in both["results"]}
+
+
+@pytest.mark.parametrize("suffix", ["%", "_", "' OR '1'='1", "') OR (1=1", "*"])
+def test_scope_special_characters_cannot_widen(corpus_index, suffix):
+    index, root = corpus_index
+    result = index.query("zebra migration", top_k=10, scope=str(root / "pro") + suffix)
+    assert result["results"] == []
+    assert "scope" in result["notice"]
+
+
+def test_scope_with_quote_in_path_matches_itself(corpus_index):
+    index, root = corpus_index
+    result = index.query("zebra migration", top_k=10, scope=str(root / "quo'te"))
+    assert {h["source"] for h in result["results"]} == {str(root / "quo'te/c.md")}
+
+
+def test_parents_fetched_in_one_batch(corpus_index, monkeypatch):
+    index, root = corpus_index
+    table = index.table()
+    calls = []
+    original = table.parent_chunks
+
+    def spy(ids):
+        calls.append(list(ids))
+        return original(ids)
+
+    monkeypatch.setattr(table, "parent_chunks", spy)
+    result = index.query("backup restore log auditors on-call incident", top_k=8)
+    assert len(calls) == 1
+    guide_hits = [h for h in result["results"] if h["source"] == str(root / "guide.md")]
+    assert len(guide_hits) >= 2
+    parent = result["parents"][guide_hits[0]["parentId"]]
+    # The section comes back once, whole, without the breadcrumb each chunk repeats.
+    assert "Backups run nightly at two." in parent
+    assert "fifteen minutes." in parent
+    assert parent.count("Operations guide") <= 1

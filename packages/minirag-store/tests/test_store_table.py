@@ -1,0 +1,182 @@
+"""The LanceDB chunk table on its own: atomic replacement, model check, metadata, filters.
+
+Vectors do not matter for most of these, so rows carry small random unit vectors (dim 8);
+everything else is the real table in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from minirag_store.errors import IndexMismatchError
+from minirag_store.table import ChunkTable, parent_key, scope_filter
+
+DIM = 8
+
+
+def rows_for(source: str, texts: list[str], *, scheme: int = 1, file_hash: str = "h1"):
+    """Rows of one source, one section per two chunks."""
+    rows = [
+        {
+            "source": source,
+            "source_type": "file",
+            "title": f"title of {Path(source).name}",
+            "chunk_index": i,
+            "text": text,
+            "body_start": 0,
+            "parent_id": parent_key(source, i // 2),
+            "file_hash": file_hash,
+            "mtime": 100.0,
+            "size": 10,
+            "ocr_engine": "",
+            "scheme_version": scheme,
+        }
+        for i, text in enumerate(texts)
+    ]
+    vectors = np.random.default_rng(len(texts)).standard_normal((len(texts), DIM))
+    return rows, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def table(tmp_path) -> ChunkTable:
+    return ChunkTable.open(tmp_path / "db", "test-model", DIM)
+
+
+def put(table: ChunkTable, source: str, texts: list[str], **kw) -> None:
+    rows, vectors = rows_for(source, texts, **kw)
+    table.replace_sources([source], rows, vectors)
+
+
+def test_replace_is_atomic_for_a_concurrent_reader(table):
+    old = [f"old version chunk {i}" for i in range(6)]
+    new = [f"new version chunk {i}" for i in range(3)]
+    put(table, "/d/a.md", old)
+    put(table, "/d/other.md", ["unrelated"])
+    seen: list[tuple[str, ...]] = []
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader():
+        try:
+            while not stop.is_set():
+                seen.append(tuple(r["text"] for r in table.source_chunks("/d/a.md")))
+        except BaseException as e:  # surfaced by the assertion below
+            errors.append(e)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    for i in range(12):
+        put(table, "/d/a.md", new if i % 2 == 0 else old)
+    table.maintain()  # compaction + cleanup while the reader runs
+    put(table, "/d/a.md", new)
+    stop.set()
+    thread.join()
+    assert not errors
+    assert len(seen) > 5
+    assert set(seen) <= {tuple(old), tuple(new)}  # never a mix, never empty
+    assert table.source_chunks("/d/other.md")[0]["text"] == "unrelated"
+
+
+def test_failed_write_leaves_previous_version(table):
+    put(table, "/d/a.md", ["kept text"])
+    rows, vectors = rows_for("/d/a.md", ["half", "written"])
+    with pytest.raises(ValueError, match="rows but"):
+        table.replace_sources(["/d/a.md"], rows, vectors[:1])
+    rows[1]["chunk_index"] = "not a number"
+    with pytest.raises(Exception):  # noqa: B017 - arrow's conversion error type varies
+        table.replace_sources(["/d/a.md"], rows, vectors)
+    assert [r["text"] for r in table.source_chunks("/d/a.md")] == ["kept text"]
+
+
+def test_model_mismatch_is_a_clear_error(tmp_path):
+    ChunkTable.open(tmp_path / "db", "model-a", DIM)
+    with pytest.raises(IndexMismatchError, match=r"model-a.*model-b.*DB_PATH.*re-index"):
+        ChunkTable.open(tmp_path / "db", "model-b", DIM)
+    with pytest.raises(IndexMismatchError, match="16 dims"):
+        ChunkTable.open(tmp_path / "db", "model-a", 16)
+
+
+def test_persists_across_reopen(tmp_path):
+    first = ChunkTable.open(tmp_path / "db", "m", DIM)
+    rows, vectors = rows_for("/d/a.md", ["alpha beta", "gamma"])
+    first.replace_sources(["/d/a.md"], rows, vectors)
+    first.maintain()
+    again = ChunkTable.open(tmp_path / "db", "m", DIM)
+    assert again.counts() == (2, 1)
+    assert again.keyword_search("gamma", 5)[0]["source"] == "/d/a.md"
+    hit = again.vector_search(vectors[1], 1)[0]
+    assert hit["source"] == "/d/a.md"
+    assert hit["_distance"] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_source_meta_touch_delete_counts(table):
+    put(table, "/d/a.md", ["one", "two", "three"], file_hash="ha")
+    put(table, "/d/b.md", ["four"], scheme=0, file_hash="hb")
+    meta = table.source_meta()
+    assert set(meta) == {"/d/a.md", "/d/b.md"}
+    assert meta["/d/a.md"].chunk_count == 3
+    assert meta["/d/a.md"].file_hash == "ha"
+    assert meta["/d/b.md"].scheme_version == 0
+    table.touch("/d/a.md", 555.0)
+    assert table.source_meta()["/d/a.md"].mtime == 555.0
+    assert table.counts() == (4, 2)
+    assert table.stale_count(1) == 1
+    assert table.delete_sources(["/d/a.md", "/d/missing.md"]) == 3
+    assert table.counts() == (1, 1)
+    assert table.chunk_count("/d/a.md") == 0
+
+
+def test_fts_stays_current_without_maintain(table):
+    put(table, "/d/a.md", ["first words"])
+    table.maintain()
+    put(table, "/d/b.md", ["invoices arrived late"])  # after the index was built
+    assert [r["source"] for r in table.keyword_search("invoice", 5)] == ["/d/b.md"]
+    table.maintain()
+    assert [r["source"] for r in table.keyword_search("invoice", 5)] == ["/d/b.md"]
+
+
+def test_lookups_use_scalar_indexes(table):
+    put(table, "/d/a.md", ["x"])
+    indexed = {tuple(ix.columns): ix.index_type for ix in table._tbl.list_indices()}
+    assert indexed[("source",)] == "BTree"
+    assert indexed[("parent_id",)] == "BTree"
+    assert indexed[("keywords",)] == "FTS"
+
+
+@pytest.mark.parametrize(
+    ("scope", "expected"),
+    [
+        ("/d/proj", {"/d/proj/a.md"}),
+        ("/d/pro%", set()),
+        ("/d/pro_", set()),
+        ("/d/proj' OR '1'='1", set()),
+        ("/d/o'brien", {"/d/o'brien/x.md"}),
+    ],
+)
+def test_scope_filter_sql(table, scope, expected):
+    for source in ("/d/proj/a.md", "/d/project-secret/b.md", "/d/o'brien/x.md"):
+        put(table, source, ["shared zebra text"])
+    where = scope_filter([scope])
+    assert {r["source"] for r in table.keyword_search("zebra", 10, where)} == expected
+    vec = np.ones(DIM) / np.sqrt(DIM)
+    assert {r["source"] for r in table.vector_search(vec, 10, [scope])} == expected
+
+
+def test_reindex_does_not_grow_disk(table, tmp_path):
+    texts = [f"chunk {i} " + "lorem ipsum dolor " * 20 for i in range(10)]
+    sources = [f"/d/{i}.md" for i in range(10)]
+
+    def write_all() -> int:
+        for s in sources:
+            put(table, s, texts)
+        table.maintain()
+        return sum(f.stat().st_size for f in (tmp_path / "db").rglob("*") if f.is_file())
+
+    # The first re-write adds an index segment; from then on the size holds still
+    # (old versions and their data files are removed by maintain()).
+    sizes = [write_all() for _ in range(4)]
+    assert sizes[3] <= sizes[1] * 1.05
+    assert sizes[3] < sizes[0] * 2
