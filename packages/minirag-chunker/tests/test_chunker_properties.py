@@ -141,3 +141,20 @@ def test_section_texts_respect_the_cap_except_single_rows_or_sentences(markdown)
             blocks = section.text.split("\n\n")
             assert len(blocks) == 1 or any(b.startswith("```") for b in blocks), section.label
             assert not re.search(r"[.!?…]\s", blocks[0]) or blocks[0].startswith(("```", "|"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(turns=st.lists(turn(), min_size=5, max_size=25), budget=st.integers(8, 60))
+def test_transcript_turns_land_in_their_window(chunk_and_check, turns, budget) -> None:
+    """Every turn sits in the section whose [MM:SS–MM:SS] window holds its time."""
+    from minirag_chunker.detect import STAMP_LINE, parse_stamp
+
+    result = chunk_and_check("\n\n".join(turns), count_words, budget=budget, title="Sync")
+    assert result.category == "transcript"
+    for section in result.sections:
+        start = parse_stamp(section.label[1 : section.label.index("–")])
+        assert section.label.endswith("] Sync")
+        for line in section.text.split("\n"):
+            match = STAMP_LINE.match(line)
+            if match:
+                assert parse_stamp(match.group(1)) // 120 * 120 == start, (line, section.label)
