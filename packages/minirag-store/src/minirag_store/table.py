@@ -42,6 +42,7 @@ __all__ = ["ChunkTable", "SourceMeta", "chunk_id", "parent_key", "sql_str"]
 TABLE_NAME = "chunks"
 _META_MODEL = b"minirag.model"
 _META_DIM = b"minirag.dim"
+_KEEP_ALL = timedelta(days=36500)  # an optimize() that prunes nothing
 _ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 #: Columns a search hit or a read needs (never the vector, never the keyword column).
 HIT_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
@@ -240,13 +241,17 @@ class ChunkTable:
     def maintain(self) -> None:
         """Fold new rows into every index, compact fragments, delete old versions.
 
-        Call once per ingest batch or sync, never per file. Holds the exclusive lock so no
-        in-process query reads a version whose files are being removed.
+        Call once per ingest batch or sync, never per file. Compaction runs while queries
+        go on (they read their own version's files, which it keeps); only the final
+        removal of old versions holds the exclusive lock, briefly, so no in-process query
+        reads a file being deleted.
         """
         self._ensure_indexes()
-        with self._write, self._rw.exclusive(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": we hold the lock
-            self._tbl.optimize(cleanup_older_than=timedelta(0))
+        with self._write, warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
+            self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
+            with self._rw.exclusive():
+                self._tbl.optimize(cleanup_older_than=timedelta(0))
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
