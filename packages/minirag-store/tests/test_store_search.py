@@ -190,3 +190,9 @@ def test_parents_fetched_in_one_batch(corpus_index, monkeypatch):
     assert "Backups run nightly at two." in parent
     assert "fifteen minutes." in parent
     assert parent.count("Operations guide") <= 1
+
+
+def test_empty_index_answers_with_a_notice(make_index):
+    result = make_index().query("anything at all", top_k=5)
+    assert result["results"] == [] and result["sources"] == [] and result["parents"] == {}
+    assert "empty" in result["notice"]

@@ -1,9 +1,11 @@
 """The LanceDB chunk table: schema, model check, atomic writes, look-ups and search.
 
-Design notes (measured on the SciFact corpus, see bench/quality.py):
+Design notes:
 
-* Vectors are stored as **float16** (768 B per 384-dim chunk instead of 1.5 KB). Queries
-  stay float32; recall is unchanged at the 3rd decimal of nDCG.
+* Vectors are stored as **float16** (768 B per 384-dim chunk instead of 1.5 KB). Search
+  runs in float32 over renormalised rows (:mod:`minirag_store.vectors`); the rounding moves
+  a cosine similarity by at most ~4e-5 (measured on 5,000 random unit vectors), far
+  below the gaps that order real hits.
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
 * A source is replaced in **one commit** — ``merge_insert`` on ``id`` with
@@ -13,8 +15,9 @@ Design notes (measured on the SciFact corpus, see bench/quality.py):
 * The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
-* ``source`` and ``parent_id`` carry BTREE scalar indexes, so per-source and per-parent
-  look-ups never scan the whole table.
+* ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
+  per-section and per-id look-ups (neighbours, parents, read, delete, counts of one
+  source, the merge on ``id``) never scan the whole table.
 """
 
 from __future__ import annotations
