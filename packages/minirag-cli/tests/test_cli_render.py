@@ -6,7 +6,7 @@ import re
 
 import pytest
 from minirag_cli.highlight import query_terms, term_spans
-from minirag_cli.progress import rate_and_eta
+from minirag_cli.progress import RateClock, rate_and_eta
 from minirag_cli.render import show_job, show_query
 from minirag_cli.tables import show_list, show_status
 
@@ -192,3 +192,12 @@ def test_job_line_carries_every_counter(capsys):
 )
 def test_progress_rate_is_the_average_and_eta_follows_it(finished, left, elapsed, expected):
     assert rate_and_eta(finished, left, elapsed) == expected
+
+
+def test_rate_clock_ignores_the_first_burst_and_averages_the_run():
+    times = iter([0.0, 0.01, 2.0, 4.0])
+    clock = RateClock(now=lambda: next(times))
+    assert clock.rate(0, None) == ""  # the scan's first report starts the clock
+    assert clock.rate(40, 80) == ""  # a burst 10 ms in: no honest rate yet
+    assert clock.rate(40, 80) == "20.0 files/s, 0:00:02 left"
+    assert clock.rate(80, 80) == "20.0 files/s"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from minirag_store import Progress
 
-__all__ = ["progress_bar", "rate_and_eta", "wants_bar"]
+__all__ = ["RateClock", "progress_bar", "rate_and_eta", "wants_bar"]
 
 #: Long paths are cut from the left so the file name, the informative end, stays visible.
 _CURRENT_WIDTH = 48
@@ -35,12 +35,7 @@ def _shorten(text: str, width: int = _CURRENT_WIDTH) -> str:
 
 
 def rate_and_eta(finished: int, left: int | None, elapsed: float) -> str:
-    """``"12.5 files/s, 0:00:03 left"``: the average rate since the first file finished.
-
-    Averaged, because the store reports files in bursts (one per embedding batch), so an
-    instantaneous rate swings wildly; counted from the first file, so loading the model
-    and scanning do not make the first estimate absurdly slow.
-    """
+    """``"12.5 files/s, 0:00:03 left"`` from the files finished in ``elapsed`` seconds."""
     if finished <= 0 or elapsed <= 0:
         return ""
     rate = finished / elapsed
@@ -51,21 +46,32 @@ def rate_and_eta(finished: int, left: int | None, elapsed: float) -> str:
     return text
 
 
-class _Clock:
-    """When the first file finished, to measure the rate from there."""
+class RateClock:
+    """The average rate since the first progress report, shown once it means something.
 
-    def __init__(self) -> None:
-        self.start: float | None = None
-        self.done_at_start = 0
+    Averaged over the whole run because the store reports files in bursts (one burst per
+    embedding batch), so a rate over the last few reports swings from 0 to 100,000 files/s;
+    and silent for the first second, when one burst over a few milliseconds is all there is.
+    """
 
-    def rate(self, progress: Progress) -> str:
-        now = time.monotonic()
-        if self.start is None:
-            if progress.done:
-                self.start, self.done_at_start = now, progress.done
+    #: Seconds of history needed before a rate is shown.
+    MIN_ELAPSED = 1.0
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
+        self._start: float | None = None
+        self._done_at_start = 0
+
+    def rate(self, done: int, total: int | None) -> str:
+        """The text for the bar's rate column after a report of ``done`` of ``total``."""
+        now = self._now()
+        if self._start is None:
+            self._start, self._done_at_start = now, done
+        elapsed = now - self._start
+        if elapsed < self.MIN_ELAPSED:
             return ""
-        left = None if progress.total is None else max(progress.total - progress.done, 0)
-        return rate_and_eta(progress.done - self.done_at_start, left, now - self.start)
+        left = None if total is None else max(total - done, 0)
+        return rate_and_eta(done - self._done_at_start, left, elapsed)
 
 
 def _relative(source: str) -> str:
@@ -102,14 +108,14 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[Progress], Non
 
     with Bar(*_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=None, current="scanning…", rate="")
-        clock = _Clock()
+        clock = RateClock()
 
         def report(progress: Progress) -> None:
             bar.update(
                 task,
                 completed=progress.done,
                 total=progress.total,
-                rate=clock.rate(progress),
+                rate=clock.rate(progress.done, progress.total),
                 current=_shorten(_relative(progress.current or "")),
             )
 
