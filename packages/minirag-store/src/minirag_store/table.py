@@ -281,6 +281,9 @@ class ChunkTable:
         if len(rows) != len(vectors):
             raise ValueError(f"{len(rows)} rows but {len(vectors)} vectors")
         unique = list(dict.fromkeys(sources))
+        stray = {r["source"] for r in rows} - set(unique)
+        if stray:  # a row outside ``sources`` would be added without replacing anything
+            raise ValueError(f"rows of sources not being replaced: {sorted(stray)[:3]}")
         if not unique:
             return
         if not rows:

@@ -42,7 +42,10 @@ class VectorSnapshot:
 
         if not self.ids or limit <= 0:
             return []
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        # einsum, not ``@``: BLAS splits a matrix-vector product over threads that spin
+        # while waiting for each other; on 2 busy cores that cost 16.6 CPU-ms at 100k
+        # rows against 7 for this single-threaded loop (the 10k case: 1.7 vs 1.2).
+        scores = np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
         if scopes:
             allowed = np.fromiter(
                 (scope_matches(s, tuple(scopes)) for s in self.sources), bool, len(self.sources)
