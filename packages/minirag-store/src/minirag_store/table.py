@@ -124,17 +124,19 @@ def _schema(dim: int, model_id: str) -> pa.Schema:
 
 class _ReadWriteLock:
     """Many readers or one exclusive holder: old-version cleanup must not pull files
-    from under a query that is still reading them."""
+    from under a query that is still reading them. A waiting exclusive holder goes
+    first (new readers queue behind it), so a stream of queries cannot starve cleanup."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._readers = 0
         self._writer = False
+        self._waiting = 0
 
     @contextmanager
     def shared(self) -> Iterator[None]:
         with self._cond:
-            self._cond.wait_for(lambda: not self._writer)
+            self._cond.wait_for(lambda: not self._writer and not self._waiting)
             self._readers += 1
         try:
             yield
@@ -146,7 +148,9 @@ class _ReadWriteLock:
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         with self._cond:
+            self._waiting += 1
             self._cond.wait_for(lambda: not self._writer and self._readers == 0)
+            self._waiting -= 1
             self._writer = True
         try:
             yield
