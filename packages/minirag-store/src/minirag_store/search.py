@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.errors import InvalidArgumentError
@@ -19,6 +21,12 @@ __all__ = ["MAX_TOP_K", "candidate_count", "run_query"]
 
 #: topK above this is clamped: each side fetches a multiple of topK, so it bounds the scan.
 MAX_TOP_K = 100
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    """A small shared pool for the keyword side of concurrent queries (made on first use)."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="minirag-keyword")
 
 
 def candidate_count(top_k: int) -> int:
@@ -53,8 +61,11 @@ def run_query(
     fetch = candidate_count(top_k)
     weight = config.hybrid_weight
 
+    # The keyword side needs no embedding: start it first so it overlaps the ONNX call
+    # and the vector scan (both release the GIL) instead of waiting behind them.
+    pending = _pool().submit(table.keyword_search, query, fetch, where) if weight > 0 else None
     vec_rows = table.vector_search(embedder.embed_query(query), fetch, scopes)
-    kw_rows = table.keyword_search(query, fetch, where) if weight > 0 else []
+    kw_rows = pending.result() if pending is not None else []
     # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
     kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
 
