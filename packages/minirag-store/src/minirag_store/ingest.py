@@ -249,12 +249,14 @@ def ingest_paths(
     job.start()
     tasks = _tasks_for(index, paths, job)
     job.total = len(tasks)
+    stream = parse_all(tasks, index.config, cancelled=lambda: job.cancel_requested)
     try:
-        stream = parse_all(tasks, index.config, cancelled=lambda: job.cancel_requested)
         write_parsed(index, job, stream, progress=progress)
     except Exception as e:  # the job record carries the reason; the caller reads it
         job.finish("failed", f"{type(e).__name__}: {e}")
         raise
+    finally:
+        stream.close()
     job.finish("succeeded")
     return job.snapshot()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -125,7 +125,7 @@ def parse_all(
     *,
     cancelled: Callable[[], bool] = lambda: False,
     workers: int | None = None,
-) -> Iterator[Parsed]:
+) -> Generator[Parsed, None, None]:
     """Parse ``tasks``, yielding results as they complete (not in task order).
 
     Few tasks are parsed in this process; more go to a spawn-context process pool (fork

@@ -184,6 +184,7 @@ def reconcile(
     try:
         write_parsed(index, job, stream, progress=progress, touched=touched)
     finally:
+        stream.close()  # after a cancel: stop the parse pool now, not at garbage collection
         _touch(table, touched)
 
 
@@ -205,10 +206,12 @@ class SyncManager:
         """Check the path, refuse if a sync runs (here or elsewhere), take the lock."""
         under = self._under(path)
         with self._guard:
-            for active in self._jobs.active():
+            # Checked before the flock: this process's own lock would otherwise refuse us
+            # with a message naming our own PID.
+            if active := self._jobs.active():
                 raise SyncBusyError(
-                    f"A sync job ({active.job_id}) is already running in this process; poll "
-                    "sync_status until it finishes, or cancel it"
+                    f"A sync job ({active[0].job_id}) is already running in this process; "
+                    "poll sync_status until it finishes, or cancel it"
                 )
             lock = SyncLock(self._index.config.db_path)
             lock.acquire()
