@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_store.config import Config, load_config
-from minirag_store.errors import ConfigError
+from minirag_store.errors import ConfigError, IndexMismatchError
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -135,18 +135,33 @@ class Index:
             if self._embedder_obj is None:
                 from minirag_store.embedding import Embedder
 
-                self._embedder_obj = Embedder.from_config(config)
+                embedder = Embedder.from_config(config)
+                table = self._table_obj
+                if table is not None and table.dim != embedder.dim:
+                    raise IndexMismatchError(
+                        f"The index at {config.db_path} holds {table.dim}-dim vectors, but "
+                        f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
+                        "DB_PATH or re-index with the model that built it."
+                    )
+                self._embedder_obj = embedder
             return self._embedder_obj
 
     def table(self) -> ChunkTable:
-        """The LanceDB chunk table, opened (or created) on first use (exactly once)."""
+        """The LanceDB chunk table, opened (or created) on first use (exactly once).
+
+        An existing index opens without loading the embedding model, so reads, listings
+        and deletes stay fast; creating a new one needs the model's dimension.
+        """
         config = self.config
-        embedder = self.embedder()
         with self._lock:
             if self._table_obj is None:
                 from minirag_store.table import ChunkTable
 
-                self._table_obj = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
+                table = ChunkTable.open_existing(config.db_path, config.model_name)
+                if table is None:
+                    embedder = self.embedder()
+                    table = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
+                self._table_obj = table
             return self._table_obj
 
     def syncs(self) -> SyncManager:

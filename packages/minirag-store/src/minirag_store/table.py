@@ -209,6 +209,21 @@ class ChunkTable:
         return chunk_table
 
     @classmethod
+    def open_existing(cls, db_path: Path, model_id: str) -> ChunkTable | None:
+        """Open a table that already records its model, checking only the model's name.
+
+        Reads, listings and deletes need no embedding model: this lets them skip the
+        seconds a model load costs. None when there is no table yet (creating one needs
+        the model's dimension, so the caller then loads the model and uses :meth:`open`).
+        """
+        table = cls.peek(db_path)
+        if table is None or not table.model_id:
+            return None
+        _check_model(table._tbl, db_path, model_id, table.dim)
+        table._ensure_indexes()
+        return table
+
+    @classmethod
     def peek(cls, db_path: Path) -> ChunkTable | None:
         """Open an existing table without creating anything or checking the model
         (``status`` reads counts without loading the embedding model); None if absent."""

@@ -1,0 +1,44 @@
+"""The Index facade: lazy, once-only opening, and reads that need no embedding model."""
+
+from __future__ import annotations
+
+import threading
+
+from minirag_store import Index
+
+
+def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env):
+    first = make_index()
+    first.ingest_data("Invoice SPEC-112 covers warehouse stock.", "notes/spec", "text", "Spec")
+    first.close()
+
+    reader = Index.open(index_env)
+    try:
+        assert reader.read_file("notes/spec")["text"].startswith("Invoice SPEC-112")
+        assert [r["source"] for r in reader.list_files()["files"]] == ["notes/spec"]
+        assert reader.status()["chunkCount"] >= 1
+        assert reader._embedder_obj is None  # no model load for reads
+        hits = reader.query("warehouse stock")  # a query loads it, once
+        assert hits["results"][0]["source"] == "notes/spec"
+        assert reader._embedder_obj is not None
+    finally:
+        reader.close()
+
+
+def test_concurrent_first_calls_open_the_table_once(make_index):
+    index = make_index()
+    index.ingest_data("alpha beta gamma", "a", "text")
+    index._table_obj = None  # forget it: the next callers race to reopen
+    seen: list[object] = []
+    barrier = threading.Barrier(4)
+
+    def call() -> None:
+        barrier.wait()
+        seen.append(index.table())
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 4 and len({id(t) for t in seen}) == 1
