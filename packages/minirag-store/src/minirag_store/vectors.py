@@ -1,12 +1,21 @@
-"""Exact vector search over an in-memory snapshot of the table's vectors.
+"""An in-memory snapshot of the table for search: exact vectors plus the light columns.
 
 Why not LanceDB's own search: a flat (exact) Lance scan cost ~133 CPU-ms at 100k chunks
 and ~30 at SciFact's 24k on our 2-core machine, against a 10 CPU-ms budget for a whole
 query; its IVF indexes took 3 to 11 minutes to build at 100k and recalled 64 % (HNSW-SQ) or
 10 % (PQ) of the exact top 50. One float32 matrix-vector product over the same vectors
-costs a few ms at 24k and ~15 ms at 100k, and stays exact. The price is memory
-(1.5 KB per chunk) and a reload (one column scan) after each commit, done lazily on the
-first query that sees a new table version.
+costs a few ms at 24k and ~15 ms at 100k, and stays exact.
+
+Why the light columns too: each LanceDB read through its sync API costs ~2-8 CPU-ms of
+planning and event-loop hand-offs, whatever its size, and building hits and parent
+sections used to take one per query. The snapshot keeps every column a hit needs except
+the vector's float16 source and the keyword column, so a query's only LanceDB call is the
+keyword (FTS) search, which returns bare ids resolved here.
+
+The price is memory and a reload. Memory per chunk: 1.5 KB of float32 vector, the Arrow
+text and metadata (~0.6 KB for typical chunks) and an id → row dict entry (~0.15 KB):
+~0.2 GB at 100k chunks (~50 MB at SciFact's 23k). The reload (one scan of those columns)
+happens lazily on the first query that sees a new table version, i.e. once per commit.
 """
 
 from __future__ import annotations
@@ -19,13 +28,18 @@ from minirag_store.paths import scope_matches
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
-__all__ = ["VectorSnapshot", "load_snapshot"]
+__all__ = ["ROW_COLUMNS", "VectorSnapshot", "load_snapshot"]
+
+#: The columns a snapshot holds besides the vector: everything a search hit needs.
+ROW_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
+ROW_COLUMNS += ["parent_id"]
 
 
 @dataclass(frozen=True)
 class VectorSnapshot:
-    """Vectors of one table version, with the ids, sources and parents of their rows."""
+    """Vectors and hit columns of one table version, with look-ups by id and section."""
 
     version: int
     ids: list[str]
@@ -33,6 +47,11 @@ class VectorSnapshot:
     source_codes: np.ndarray  # row -> index into ``sources``
     sources: list[str]
     matrix: np.ndarray  # float32 [n, dim], unit rows
+    columns: pa.Table  # ROW_COLUMNS of every row, in matrix order
+    row_of: dict[str, int]  # id -> row
+    section_of: dict[str, int]  # parent id -> index into section_starts
+    section_order: np.ndarray  # rows sorted by (section, chunk_index)
+    section_starts: np.ndarray  # section k is section_order[starts[k]:starts[k + 1]]
 
     def search(
         self, query: np.ndarray, limit: int, scopes: Sequence[str] | None = None
@@ -61,33 +80,69 @@ class VectorSnapshot:
                 "parent_id": self.parent_ids[i],
                 "_distance": float(1.0 - scores[i]),
             }
-            for i in top
+            for i in top.tolist()
             if scores[i] > -np.inf
         ]
 
+    def source_of(self, row: int) -> str:
+        """The source of ``row``."""
+        return self.sources[self.source_codes[row]]
+
+    def rows(self, rows: Sequence[int]) -> list[dict[str, Any]]:
+        """The hit columns of ``rows`` as dicts, in the order given (one Arrow take)."""
+        if not rows:
+            return []
+        return self.columns.take(list(rows)).to_pylist()
+
+    def section_rows(self, parent_id: str) -> list[int]:
+        """The rows of section ``parent_id`` in chunk order ([] when it has none)."""
+        k = self.section_of.get(parent_id)
+        if k is None:
+            return []
+        return self.section_order[self.section_starts[k] : self.section_starts[k + 1]].tolist()
+
 
 def load_snapshot(table: Any, version: int, dim: int, limit: int) -> VectorSnapshot:
-    """Read id, source, parent_id and vector of every row of a LanceDB ``table``."""
+    """Read the hit columns and vector of every row of a LanceDB ``table``."""
     import numpy as np
 
-    data = table.search().select(["id", "source", "parent_id", "vector"]).limit(limit).to_arrow()
+    data = table.search().select([*ROW_COLUMNS, "vector"]).limit(limit).to_arrow()
     n = data.num_rows
     if n:
         flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
         matrix = flat.astype(np.float32).reshape(n, dim)
         # float16 storage rounds the norm; renormalise so 1 - dot is a true cosine distance
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        encoded = data.column("source").combine_chunks().dictionary_encode()
-        sources = encoded.dictionary.to_pylist()
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
     else:
         matrix = np.zeros((0, dim), dtype=np.float32)
-        sources, codes = [], np.zeros(0, dtype=np.int32)
+    columns = data.select(ROW_COLUMNS).combine_chunks()
+    sources, codes = _encode(columns.column("source"))
+    parents, parent_codes = _encode(columns.column("parent_id").fill_null(""))
+    chunk_index = columns.column("chunk_index").fill_null(0).to_numpy()
+    order = np.lexsort((chunk_index, parent_codes)) if n else np.zeros(0, dtype=np.int64)
+    starts = np.searchsorted(parent_codes[order], np.arange(len(parents) + 1))
+    ids = columns.column("id").to_pylist()
+    parent_ids = [parents[c] for c in parent_codes.tolist()]
     return VectorSnapshot(
         version=version,
-        ids=data.column("id").to_pylist(),
-        parent_ids=[p or "" for p in data.column("parent_id").to_pylist()],
+        ids=ids,
+        parent_ids=parent_ids,
         source_codes=codes,
         sources=sources,
         matrix=matrix,
+        columns=columns,
+        row_of={row_id: i for i, row_id in enumerate(ids)},
+        section_of={p: k for k, p in enumerate(parents) if p},
+        section_order=order,
+        section_starts=starts,
     )
+
+
+def _encode(column: Any) -> tuple[list[Any], np.ndarray]:
+    """Distinct values of an Arrow string column and each row's index into them."""
+    import numpy as np
+
+    if len(column) == 0:
+        return [], np.zeros(0, dtype=np.int32)
+    encoded = column.combine_chunks().dictionary_encode()
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
