@@ -10,6 +10,9 @@ Targets at 100k: p50 <= 3x the query-embedding p50, and under 50 ms.
 Also: disk size after one write and after three identical re-writes (+ maintain each).
 
     uv run python bench/query.py [--source-db /tmp/minirag-scifact/db] [--queries 100]
+                                 [--sizes 10000,100000] [--rewrites 3]
+
+``--rewrites 0`` skips the disk-growth part (the slow one) when only latency matters.
 """
 
 from __future__ import annotations
@@ -83,6 +86,16 @@ def write_all(table: ChunkTable, rows: list[dict]) -> float:
     return time.perf_counter() - start
 
 
+def snapshot_mb(index: Index) -> float:
+    """Memory held by the table's search snapshot (arrays + Arrow columns + id dict), MB."""
+    import sys
+
+    snap = index.table()._snapshot()
+    arrays = snap.matrix.nbytes + snap.columns.nbytes + snap.section_order.nbytes
+    dicts = sys.getsizeof(snap.row_of) + sum(sys.getsizeof(k) for k in snap.row_of)
+    return (arrays + dicts) / 2**20
+
+
 def pct(values: list[float], q: float) -> float:
     """The q-quantile of ``values`` in ms."""
     ordered = sorted(values)
@@ -119,6 +132,7 @@ def main() -> None:
     parser.add_argument("--source-db", type=Path, default=Path("/tmp/minirag-scifact/db"))
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--rewrites", type=int, default=3, help="identical re-writes timed")
     args = parser.parse_args()
     rows = source_rows(args.source_db)
     queries = [json.loads(x)["text"] for x in (DATA / "queries_test.jsonl").open()]
@@ -134,8 +148,9 @@ def main() -> None:
         write_s = write_all(index.table(), data)
         sizes = [du(base / "db")]
         timing = time_queries(index, queries)
+        timing["snap_mb"] = snapshot_mb(index)
         rewrite_s = []
-        for _ in range(3):
+        for _ in range(args.rewrites):
             rewrite_s.append(write_all(index.table(), data))
             sizes.append(du(base / "db"))
         latency.append((size, timing, write_s))
@@ -144,13 +159,15 @@ def main() -> None:
     print(f"\n{len(queries)} SciFact test queries, topK 8, hybrid (weight 0.6), wall ms\n")
     print(
         "| chunks | query p50 | query p95 | embed p50 | embed p95 | p50 / embed p50 "
-        "| search CPU-ms excl. embed (median) | write + maintain s |"
+        "| search CPU-ms excl. embed (median) | snapshot MB | write + maintain s |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for size, t, write_s in latency:
         print(f"| {size:,} | {t['p50']:.1f} | {t['p95']:.1f} | {t['embed_p50']:.1f} | "
               f"{t['embed_p95']:.1f} | {t['p50'] / t['embed_p50']:.2f} | {t['cpu_ms']:.1f} | "
-              f"{write_s:.1f} |")  # fmt: skip
+              f"{t['snap_mb']:.0f} | {write_s:.1f} |")  # fmt: skip
+    if args.rewrites <= 0:
+        return
     print("\n| chunks | MB after write | after re-write 1 | 2 | 3 | re-write s (each) |")
     print("|---|---|---|---|---|---|")
     for size, sizes, rewrite_s in disk:

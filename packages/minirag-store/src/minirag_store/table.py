@@ -16,8 +16,11 @@ Design notes:
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
 * ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
-  per-section and per-id look-ups (neighbours, parents, read, delete, counts of one
-  source, the merge on ``id``) never scan the whole table.
+  per-section and per-id look-ups (neighbours, read, delete, counts of one source, the
+  merge on ``id``) never scan the whole table.
+* Search reads from an in-memory snapshot of the latest version (vectors + hit columns,
+  :mod:`minirag_store.vectors`), reloaded once per commit: a query's only disk read is the
+  FTS search, which returns bare ids (``parent_chunks``/``rows_by_id`` use it too).
 """
 
 from __future__ import annotations
