@@ -1,0 +1,70 @@
+"""Search reads hit rows and parent sections from the in-memory snapshot, not from disk:
+these check that what it serves equals what is on disk, and that another writer's commit
+(another Index object or process on the same folder) shows up at the next call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from minirag_store.table import ChunkTable, parent_key
+
+DIM = 8
+
+
+def _put(table: ChunkTable, source: str, texts: list[str], seed: int = 0) -> None:
+    rows = [
+        {
+            "source": source,
+            "source_type": "file",
+            "title": f"title of {Path(source).name}",
+            "chunk_index": i,
+            "text": text,
+            "body_start": i % 3,
+            "parent_id": parent_key(source, i // 2),
+            "file_hash": "h",
+            "mtime": 1.0,
+            "size": 1,
+            "ocr_engine": "",
+            "scheme_version": 1,
+        }
+        for i, text in enumerate(texts)
+    ]
+    vectors = np.random.default_rng(seed).standard_normal((len(texts), DIM))
+    table.replace_sources([source], rows, vectors / np.linalg.norm(vectors, axis=1)[:, None])
+
+
+def test_snapshot_rows_equal_disk_rows(tmp_path):
+    table = ChunkTable.open(tmp_path / "db", "m", DIM)
+    # Written out of order so section order must come from chunk_index, not row order.
+    _put(table, "/d/b.md", ["b zero", "b one", "b two"], seed=1)
+    _put(table, "/d/a.md", [f"a chunk {i}" for i in range(5)], seed=2)
+    disk = table.source_chunks("/d/a.md")
+    section = parent_key("/d/a.md", 1)
+    grouped = table.parent_chunks([section, parent_key("/d/b.md", 0), "no-such-section"])
+    assert grouped[section] == [r for r in disk if r["parent_id"] == section]
+    assert [r["text"] for r in grouped[parent_key("/d/b.md", 0)]] == ["b zero", "b one"]
+    assert grouped["no-such-section"] == []
+    by_id = table.rows_by_id([disk[4]["id"], "missing:id", disk[0]["id"]])
+    assert by_id == {disk[4]["id"]: disk[4], disk[0]["id"]: disk[0]}
+
+
+def test_another_writers_commit_is_seen_at_once(tmp_path):
+    reader = ChunkTable.open(tmp_path / "db", "m", DIM)
+    writer = ChunkTable.open(tmp_path / "db", "m", DIM)
+    _put(writer, "/d/a.md", ["walrus notes", "second chunk", "third"], seed=3)
+    section = parent_key("/d/a.md", 0)
+    assert [r["text"] for r in reader.parent_chunks([section])[section]] == [
+        "walrus notes",
+        "second chunk",
+    ]
+    assert [r["source"] for r in reader.keyword_search("walrus", 5)] == ["/d/a.md"]
+
+    _put(writer, "/d/a.md", ["narwhal notes"], seed=4)  # replaces all three chunks
+    assert reader.keyword_search("walrus", 5) == []
+    hits = reader.keyword_search("narwhal", 5)
+    assert [(h["source"], h["parent_id"]) for h in hits] == [("/d/a.md", section)]
+    assert [r["text"] for r in reader.parent_chunks([section])[section]] == ["narwhal notes"]
+    assert set(reader.rows_by_id([hits[0]["id"], "x"])) == {hits[0]["id"]}
+    nearest = reader.vector_search(np.ones(DIM), 5)
+    assert [r["id"] for r in nearest] == [hits[0]["id"]]
