@@ -13,6 +13,13 @@ Also: disk size after one write and after three identical re-writes (+ maintain 
                                  [--sizes 10000,100000] [--rewrites 3]
 
 ``--rewrites 0`` skips the disk-growth part (the slow one) when only latency matters.
+
+"search CPU-ms excl. embed" is the query's process CPU minus one embedding's, so it also
+holds what onnxruntime's worker threads burn spin-waiting after the embedding while the
+search runs (~10-17 ms a query here; the search itself is ~6-7 CPU-ms at SciFact size and
+~12 at 100k, timed with a precomputed query vector). Measured with
+``session.intra_op.allow_spinning=0`` on the ONNX session: 28-31 -> 14 at 100k, and
+p50 / embed p50 3.6-3.8 -> 2.9-3.0.
 """
 
 from __future__ import annotations
@@ -91,9 +98,11 @@ def snapshot_mb(index: Index) -> float:
     import sys
 
     snap = index.table()._snapshot()
-    arrays = snap.matrix.nbytes + snap.columns.nbytes + snap.section_order.nbytes
-    dicts = sys.getsizeof(snap.row_of) + sum(sys.getsizeof(k) for k in snap.row_of)
-    return (arrays + dicts) / 2**20
+    # getattr: also runs against older snapshots (vectors + ids only) for before/after.
+    arrays = sum(getattr(v, "nbytes", 0) for v in vars(snap).values())
+    ids = sum(sys.getsizeof(k) for k in snap.ids)
+    row_of = getattr(snap, "row_of", {})
+    return (arrays + ids + sys.getsizeof(row_of) + sys.getsizeof(snap.ids)) / 2**20
 
 
 def pct(values: list[float], q: float) -> float:
