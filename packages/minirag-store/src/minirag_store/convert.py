@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.encoding import decode_text
 from minirag_store.errors import ConversionError, InvalidArgumentError, OcrUnavailableError
-from minirag_store.titles import choose_title
+from minirag_store.titles import choose_title, mark_code_lines
 
 if TYPE_CHECKING:
     from markitdown import MarkItDown
@@ -62,7 +62,6 @@ OCR_INSTALL_HINT = "uv tool install 'minirag-mcp[ocr]'  (or: pip install 'minira
 _PLAIN_EXTENSIONS = frozenset({".md", ".markdown", ".txt"})
 _DECODED_EXTENSIONS = frozenset({".csv", ".html", ".htm"})
 _ZIP_EXTENSIONS = frozenset({".docx", ".pptx", ".xlsx", ".epub"})
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
 
 _markitdown: MarkItDown | None = None
@@ -97,21 +96,10 @@ def strip_data_images(markdown: str) -> str:
     """
     if "data:" not in markdown:
         return markdown
-    out: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        match = _FENCE.match(line)
-        if match:
-            marker = match.group(1)
-            if fence is None:
-                fence = marker[0] * 3
-            elif marker.startswith(fence):
-                fence = None
-            out.append(line)
-        elif fence is None:
-            out.append(_DATA_IMAGE.sub(lambda m: m.group(1).strip(), line))
-        else:
-            out.append(line)
+    out = [
+        line if code else _DATA_IMAGE.sub(lambda m: m.group(1).strip(), line)
+        for line, code in mark_code_lines(markdown.split("\n"))
+    ]
     return "\n".join(out)
 
 

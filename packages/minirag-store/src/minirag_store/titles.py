@@ -11,6 +11,7 @@ document sets open with the same section heading ("1. General provisions", "Ли
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 __all__ = [
     "BOILERPLATE_HEADINGS",
@@ -93,10 +94,14 @@ def _clean_heading(raw: str) -> str:
     return " ".join(text.split())
 
 
-def first_h1(markdown: str) -> str | None:
-    """The text of the first ``# H1`` outside fenced code, cleaned of markup; None if none."""
+def mark_code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line with True when it is a fence marker or inside a fenced code block.
+
+    A fence closes only with a marker of its own character at least as long, as in
+    CommonMark; an unclosed fence runs to the end.
+    """
     fence: str | None = None
-    for line in markdown.splitlines():
+    for line in lines:
         match = _FENCE.match(line)
         if match:
             marker = match.group(1)
@@ -104,8 +109,15 @@ def first_h1(markdown: str) -> str | None:
                 fence = marker[0] * 3
             elif marker.startswith(fence):
                 fence = None
-            continue
-        if fence is not None:
+            yield line, True
+        else:
+            yield line, fence is not None
+
+
+def first_h1(markdown: str) -> str | None:
+    """The text of the first ``# H1`` outside fenced code, cleaned of markup; None if none."""
+    for line, code in mark_code_lines(markdown.splitlines()):
+        if code:
             continue
         heading = _H1.match(line)
         if heading:
