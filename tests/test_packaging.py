@@ -58,7 +58,7 @@ def test_chunker_wheel_installs_and_runs_alone(wheels: Path, tmp_path: Path):
         "'minirag_store') if importlib.util.find_spec(m)]\n"
         "print(len(out.units), heavy)\n"
     )
-    result = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    result = subprocess.run([str(python), "-c", probe], check=False, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     count, heavy = result.stdout.strip().split(" ", 1)
     assert int(count) >= 1
