@@ -73,6 +73,8 @@ def test_scanned_page_text_lands_in_page_order_and_only_it_is_ocred(
     assert ALPHA in text and CHARLIE in text
     found = squash(text).index(squash(SCANNED[0]))
     assert squash(text).index(squash(ALPHA)) < found < squash(text).index(squash(CHARLIE))
+    # only the scanned page is marked as OCR, right where its text begins
+    assert text.count("OCR (") == 1 and "<!-- page 2: OCR (rapidocr) -->" in text
 
 
 def test_threshold_zero_disables_ocr(mixed_pdf: Path, tmp_path: Path) -> None:

@@ -152,6 +152,11 @@ def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -
     return "\n\n".join(part.strip() for part in out if part.strip())
 
 
+def ocr_page_mark(index: int, engine: str) -> str:
+    """The comment line that marks page ``index`` (0-based) as recognised by ``engine``."""
+    return f"<!-- page {index + 1}: OCR ({engine}) -->"
+
+
 def _ocr_pages(
     backend: OcrBackend, config: Config, path: Path, needs: list[int], layers: list[str]
 ) -> tuple[dict[int, str], set[str]]:
@@ -172,7 +177,8 @@ def _ocr_pages(
                 for index, text in reader.read_pdf_pages(path, remaining):
                     done += 1
                     if text.strip():
-                        recognised[index] = text.strip()
+                        # The mark tells a reader which pages are OCR, not the PDF's own text.
+                        recognised[index] = f"{ocr_page_mark(index, reader.engine)}\n{text.strip()}"
         except ConversionError as e:
             failed = remaining[done]
             if not layers[failed].strip():
