@@ -33,6 +33,7 @@ async def test_concurrent_first_calls_open_the_index_once(built_env, monkeypatch
     entered = threading.Event()
     release = threading.Event()
     real_load, real_open = Embedder.from_config, ChunkTable.open
+    real_open_existing = ChunkTable.open_existing
 
     def counted_load(config):
         loads.append(threading.get_ident())
@@ -44,8 +45,14 @@ async def test_concurrent_first_calls_open_the_index_once(built_env, monkeypatch
         opens.append(threading.get_ident())
         return real_open(*args, **kwargs)
 
+    def counted_open_existing(*args, **kwargs):
+        opens.append(threading.get_ident())
+        return real_open_existing(*args, **kwargs)
+
     monkeypatch.setattr(Embedder, "from_config", staticmethod(counted_load))
     monkeypatch.setattr(ChunkTable, "open", staticmethod(counted_open))
+    # an existing index opens without the model; either way it must open exactly once
+    monkeypatch.setattr(ChunkTable, "open_existing", staticmethod(counted_open_existing))
 
     index = Index.open(built_env)
     questions = ["coolant pump", "team lunch", "hotel costs", "radiator fans"]
