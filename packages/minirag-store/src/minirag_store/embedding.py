@@ -8,11 +8,15 @@ fastembed and onnxruntime are imported here, lazily, never at package import.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
 from minirag_store.errors import ModelLoadError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,6 +52,7 @@ class Embedder:
         model = _load(config)
         counter = _token_counter(model)
         _cap_truncation(model, config.model_max_tokens)
+        _stop_spinning(model)
         probe = next(iter(model.query_embed(["dimension probe"])))
         return cls(model, config.model_name, int(probe.shape[-1]), config.model_max_tokens, counter)
 
@@ -107,6 +112,37 @@ def _load(config: Config) -> Any:
             "Check the network and CACHE_DIR, or for an offline install set MODEL_PATH "
             "to a folder holding the model's files (model.onnx, tokenizer.json, config.json)."
         ) from e
+
+
+def _stop_spinning(model: Any) -> None:
+    """Rebuild the ONNX session with its worker threads sleeping instead of spin-waiting.
+
+    After each inference onnxruntime's intra-op threads spin for a while; on a query that
+    burns a core while the search runs (measured at 100k chunks: search CPU 28-31 -> 14 ms,
+    p50 / embedding 3.7x -> 2.9x). Batch ingest is unaffected within noise: its operators
+    are long enough that threads rarely wait. fastembed does not expose the setting, so the
+    session is rebuilt from the same file with fastembed's own options plus this one; if
+    fastembed's internals differ from what we expect, we keep its session and warn once.
+    """
+    import onnxruntime as ort
+
+    inner = model.model
+    session = getattr(inner, "model", None)
+    description = getattr(inner, "model_description", None)
+    model_dir = getattr(inner, "_model_dir", None)
+    if getattr(description, "additional_files", None):
+        return  # external-data models load through fastembed's links; leave them as built
+    if session is None or description is None or model_dir is None:
+        log.warning("fastembed internals changed; onnxruntime threads keep spin-waiting")
+        return
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    path = Path(model_dir) / description.model_file
+    inner.model = ort.InferenceSession(
+        str(path), sess_options=options, providers=session.get_providers()
+    )
 
 
 def _cap_truncation(model: Any, max_tokens: int) -> None:
