@@ -179,16 +179,7 @@ def ingest_file(index: Index, path: str) -> IngestResult:
     if size > index.config.max_file_size:
         raise ConversionError(f"{source}: {oversized_message(size, index.config.max_file_size)}")
     converted = convert_file(target, index.config)
-    file_hash, size, mtime = file_digest(target)
-    parsed = Parsed(
-        source,
-        size,
-        mtime,
-        file_hash,
-        markdown=converted.markdown,
-        title=converted.title or "",
-        ocr_engine=converted.ocr_engine,
-    )
+    parsed = Parsed.of(source, file_digest(target), converted)
     return _write_one(index, _document(parsed), "file")
 
 

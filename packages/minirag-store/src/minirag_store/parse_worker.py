@@ -19,8 +19,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minirag_store.config import Config
+
+if TYPE_CHECKING:
+    from minirag_store.convert import Converted
 
 __all__ = [
     "POOL_THRESHOLD",
@@ -66,6 +70,20 @@ class Parsed:
     ocr_engine: str = ""
     error: str | None = None
 
+    @classmethod
+    def of(cls, source: str, digest: tuple[str, int, float], converted: Converted) -> Parsed:
+        """A parsed document from a file's ``(hash, size, mtime)`` and its conversion."""
+        file_hash, size, mtime = digest
+        return cls(
+            source,
+            size,
+            mtime,
+            file_hash,
+            markdown=converted.markdown,
+            title=converted.title or "",
+            ocr_engine=converted.ocr_engine,
+        )
+
 
 def default_workers() -> int:
     """Worker processes for parsing: one per core, at most four."""
@@ -99,15 +117,7 @@ def parse_one(task: ParseTask, config: Config) -> Parsed:
         return Parsed(task.source, size, mtime, file_hash, error=str(e))
     except Exception as e:  # a converter bug on one file must not end the whole sync
         return Parsed(task.source, size, mtime, file_hash, error=f"{type(e).__name__}: {e}")
-    return Parsed(
-        task.source,
-        size,
-        mtime,
-        file_hash,
-        markdown=converted.markdown,
-        title=converted.title or "",
-        ocr_engine=converted.ocr_engine,
-    )
+    return Parsed.of(task.source, (file_hash, size, mtime), converted)
 
 
 def _warm() -> None:
