@@ -42,3 +42,12 @@ def test_concurrent_first_calls_open_the_table_once(make_index):
     for t in threads:
         t.join()
     assert len(seen) == 4 and len({id(t) for t in seen}) == 1
+
+
+def test_status_gives_an_ocr_hint_only_when_ocr_is_unavailable(make_index):
+    status = make_index().status()
+    assert status["ocr"]
+    if status["ocr"] == "unavailable":
+        assert "minirag-mcp[ocr]" in status["ocrHint"]
+    else:
+        assert "ocrHint" not in status

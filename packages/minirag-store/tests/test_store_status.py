@@ -22,7 +22,7 @@ def test_fresh_index_reports_config_and_zero_counts(make_index):
     assert status["hybridWeight"] == 0.3
     assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert status["chunkScheme"] == SCHEME_VERSION
-    assert status["ocr"] and "ocrHint" in status
+    assert status["ocr"] and ("ocrHint" in status) == (status["ocr"] == "unavailable")
 
 
 def test_stale_chunks_give_a_scheme_warning(make_index, docs_root, write_docs):

@@ -15,12 +15,7 @@ if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.service import Index
 
-__all__ = ["OCR_FALLBACK_HINT", "build_status"]
-
-OCR_FALLBACK_HINT = (
-    "OCR for scanned PDFs and images is not installed: install the minirag-ocr package "
-    "(e.g. `uv tool install minirag-mcp --with minirag-ocr`)"
-)
+__all__ = ["build_status"]
 
 
 def build_status(index: Index) -> StatusResult:
@@ -68,16 +63,18 @@ def _config_fields(config: Config) -> StatusResult:
 
 
 def _ocr_fields() -> StatusResult:
-    try:
-        from minirag_store.ocr import ocr_status  # pyright: ignore[reportMissingImports]
-    except ImportError:
-        return {"ocr": "unavailable", "ocrHint": OCR_FALLBACK_HINT}
+    """``ocr`` (engines or "unavailable") and, only when unavailable, ``ocrHint``."""
+    from minirag_store.ocr import INSTALL_HINT, ocr_status
+
     try:
         info = ocr_status()
     # status must answer even when an add-on's probe breaks in an unforeseen way
     except Exception as e:
-        return {"ocr": "unavailable", "ocrHint": f"OCR probe failed: {e}"}
-    return {"ocr": str(info.get("ocr", "unavailable")), "ocrHint": str(info.get("ocrHint", ""))}
+        return {"ocr": "unavailable", "ocrHint": f"OCR probe failed ({e}); {INSTALL_HINT}"}
+    fields: StatusResult = {"ocr": str(info.get("ocr", "unavailable"))}
+    if info.get("ocrHint"):
+        fields["ocrHint"] = str(info["ocrHint"])
+    return fields
 
 
 def _index_fields(config: Config, scheme: int | None) -> StatusResult:
