@@ -64,3 +64,24 @@ def test_unknown_model_names_cache_dir(tmp_path):
     )
     with pytest.raises(ModelLoadError, match=r"no-such/model.*CACHE_DIR.*MODEL_PATH"):
         Embedder.from_config(config)
+
+
+def test_a_failed_session_rebuild_keeps_the_working_model(model_env, tmp_path, monkeypatch):
+    """The no-spin rebuild is an optimisation: if onnxruntime refuses it, embedding still works."""
+    import onnxruntime as ort
+    from minirag_store import load_config
+    from minirag_store.embedding import Embedder
+
+    real = ort.InferenceSession
+    calls: list[int] = []
+
+    def refuse_the_rebuild(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:  # fastembed's own load passes; our rebuild is refused
+            raise RuntimeError("simulated onnxruntime refusal")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", refuse_the_rebuild)
+    embedder = Embedder.from_config(load_config(model_env, base_dirs=[str(tmp_path)]))
+    assert len(calls) == 2  # the rebuild was attempted, refused, and survived
+    assert embedder.embed_query("warehouse stock").shape == (embedder.dim,)

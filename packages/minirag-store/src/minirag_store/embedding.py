@@ -140,9 +140,13 @@ def _stop_spinning(model: Any) -> None:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     path = Path(model_dir) / description.model_file
-    inner.model = ort.InferenceSession(
-        str(path), sess_options=options, providers=session.get_providers()
-    )
+    try:
+        inner.model = ort.InferenceSession(
+            str(path), sess_options=options, providers=session.get_providers()
+        )
+    # The rebuild is an optimisation: whatever goes wrong, fastembed's own session still works.
+    except Exception as e:
+        log.warning("kept fastembed's ONNX session (threads spin-wait): %s", e)
 
 
 def _cap_truncation(model: Any, max_tokens: int) -> None:
