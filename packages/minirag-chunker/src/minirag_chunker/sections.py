@@ -108,18 +108,19 @@ def _close_window(out: list[RawSection], group: list[Block], start: int | None, 
     out.append(RawSection(label, tuple(group), candidates, candidates))
 
 
+def _runs(blocks: list[Block], opener: str) -> list[list[Block]]:
+    """Consecutive groups of ``blocks``, a new one starting at each block of kind ``opener``."""
+    groups: list[list[Block]] = []
+    for block in blocks:
+        if block.kind == opener or not groups:
+            groups.append([])
+        groups[-1].append(block)
+    return groups
+
+
 def _slides(blocks: list[Block]) -> list[RawSection]:
     """One section per slide; the marker opens it, so only later units need the label."""
-    out: list[RawSection] = []
-    group: list[Block] = []
-    for block in blocks:
-        if block.kind == "marker" and group:
-            out.append(_slide(group))
-            group = []
-        group.append(block)
-    if group:
-        out.append(_slide(group))
-    return out
+    return [_slide(group) for group in _runs(blocks, "marker")]
 
 
 def _slide(group: list[Block]) -> RawSection:
@@ -172,16 +173,7 @@ def _extends(child: tuple[str, ...], parent: tuple[str, ...]) -> bool:
 def _generic(blocks: list[Block]) -> list[RawSection]:
     """Runs of blocks; a heading (there is at most one in a generic document) opens a run,
     names it, and is the context of the run's later units."""
-    out: list[RawSection] = []
-    group: list[Block] = []
-    for block in blocks:
-        if block.kind == "heading" and group:
-            out.append(_run(group))
-            group = []
-        group.append(block)
-    if group:
-        out.append(_run(group))
-    return out
+    return [_run(group) for group in _runs(blocks, "heading")]
 
 
 def _run(group: list[Block]) -> RawSection:
