@@ -120,8 +120,7 @@ class Index:
 
     def _check(self) -> None:
         """Raise the configuration error before any lazy import or work happens."""
-        if self._config is None:
-            raise ConfigError(f"Configuration error: {self._config_error}")
+        self.config  # noqa: B018 - the property raises when the configuration is broken
 
     @property
     def config_error(self) -> str | None:
@@ -166,7 +165,7 @@ class Index:
 
     def syncs(self) -> SyncManager:
         """The background sync job manager of this Index."""
-        self.config  # noqa: B018 - raise the configuration error first
+        self._check()
         with self._lock:
             if self._sync_obj is None:
                 from minirag_store.sync import SyncManager
