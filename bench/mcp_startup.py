@@ -3,7 +3,9 @@
 Target (issue 5): the ``initialize`` answer arrives at most 300 ms after what a bare
 ``python -c pass`` costs on the same machine. The server is driven the way a desktop
 client drives it: the installed ``minirag-mcp`` console script over stdio, one JSON-RPC
-line at a time. Also measured: the first ``query_documents`` answer in a fresh process
+line at a time. Both eras' opening requests are timed (``initialize``, and the 2026-07-28
+``server/discover`` probe), and the first ``tools/list``, which needs fastmcp loaded.
+Also measured: the first ``query_documents`` answer in a fresh process
 (model and LanceDB table cold: they open on that call) and a later query in the same
 process (warm). ``from fastmcp import FastMCP`` is shown alone as the floor the MCP
 framework itself sets.
@@ -40,6 +42,7 @@ FALLBACK = {
 }
 QUERIES = ("who led the team in sacks", "how many interceptions did the defense make")
 PROTOCOL = "2025-06-18"
+MODERN_PROTOCOL = "2026-07-28"
 
 
 def write_corpus(root: Path, docs: int) -> int:
@@ -109,6 +112,16 @@ class Stdio:
         self.proc.stdin.flush()
         return elapsed
 
+    def discover(self) -> float:
+        """Seconds from process start to the ``server/discover`` answer (2026-07-28 era)."""
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL,
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        self.request(0, "server/discover", {"_meta": meta})
+        return time.perf_counter() - self.started
+
     def query(self, rid: int, text: str) -> float:
         """Seconds one query_documents call takes, answer included."""
         began = time.perf_counter()
@@ -170,7 +183,18 @@ def script() -> str:
 def measure(runs: int, env: dict[str, str]) -> dict[str, list[float]]:
     """Every timing, ``runs`` times each, interleaved so load drifts hit all rows alike."""
     rows: dict[str, list[float]] = {
-        k: [] for k in ("bare", "fastmcp", "imports", "handshake", "to_first", "cold", "warm")
+        k: []
+        for k in (
+            "bare",
+            "fastmcp",
+            "imports",
+            "handshake",
+            "discover",
+            "tools",
+            "to_first",
+            "cold",
+            "warm",
+        )
     }
     for _ in range(runs):
         rows["bare"].append(timed_process([sys.executable, "-c", "pass"], env))
@@ -182,6 +206,11 @@ def measure(runs: int, env: dict[str, str]) -> dict[str, list[float]]:
         )
         server = Stdio([script()], env)
         rows["handshake"].append(server.initialize())
+        server.request(1, "tools/list", {})
+        rows["tools"].append(time.perf_counter() - server.started)
+        server.close()
+        server = Stdio([script()], env)
+        rows["discover"].append(server.discover())
         server.close()
         server = Stdio([script()], env)
         server.initialize()
@@ -201,6 +230,8 @@ def report(rows: dict[str, list[float]], docs: int, phases: dict[str, float]) ->
         "fastmcp": "python -c 'from fastmcp import FastMCP'",
         "imports": "python -c 'import minirag_mcp.server'",
         "handshake": "minirag-mcp: start -> initialize answered",
+        "discover": "minirag-mcp: start -> server/discover answered",
+        "tools": "minirag-mcp: start -> tools/list answered",
         "to_first": "minirag-mcp: start -> first query answered",
         "cold": "  first query_documents (model+table cold)",
         "warm": "  later query_documents (warm)",
@@ -211,7 +242,7 @@ def report(rows: dict[str, list[float]], docs: int, phases: dict[str, float]) ->
     for key, label in labels.items():
         extra = (
             f"{ms[key] - ms['bare']:9.0f}"
-            if key in ("fastmcp", "imports", "handshake")
+            if key in ("fastmcp", "imports", "handshake", "discover")
             else " " * 9
         )
         print(f"| {label:<45} | {ms[key]:9.0f} | {low[key]:6.0f} | {extra} |")
@@ -219,8 +250,9 @@ def report(rows: dict[str, list[float]], docs: int, phases: dict[str, float]) ->
     verdict = "meets" if gap <= 300 else "misses"
     print(
         f"\nhandshake - bare python = {gap:.0f} ms ({ms['handshake'] / ms['bare']:.1f}x): "
-        f"{verdict} the 300 ms target; fastmcp's own import accounts for "
-        f"{ms['fastmcp'] - ms['bare']:.0f} ms of it"
+        f"{verdict} the 300 ms target. The handshake is answered while fastmcp "
+        f"({ms['fastmcp'] - ms['bare']:.0f} ms to import) loads in the background; the "
+        f"first tools/list waits for it ({ms['tools']:.0f} ms from start)."
     )
     print("\nstart-up phases inside one process (median):\n")
     print(f"| {'phase':<28} |     ms |")
