@@ -51,3 +51,32 @@ def test_status_gives_an_ocr_hint_only_when_ocr_is_unavailable(make_index):
         assert "minirag-mcp[ocr]" in status["ocrHint"]
     else:
         assert "ocrHint" not in status
+
+
+def test_close_stops_a_sync_that_is_opening_the_table(make_index, docs_root, monkeypatch):
+    """close() during a sync's first table() call waits for the sync to stop, not for a
+    timeout: the thread it waits for needs the Index lock to get going."""
+    from minirag_store.sync import SyncManager
+
+    (docs_root / "a.md").write_text("# A\n\nalpha beta gamma\n", encoding="utf-8")
+    index = make_index()
+    closing = threading.Event()
+    opened = Index.table
+
+    def table_once_close_began(self: Index):
+        closing.wait(10)
+        return opened(self)
+
+    shutdown = SyncManager.shutdown
+
+    def shutdown_quickly(self: SyncManager, timeout: float = 30.0) -> None:
+        closing.set()
+        shutdown(self, timeout=5.0)
+
+    monkeypatch.setattr(Index, "table", table_once_close_began)
+    monkeypatch.setattr(SyncManager, "shutdown", shutdown_quickly)
+    job_id = index.sync_start()["jobId"]
+    sync_thread = index.syncs()._threads[job_id]
+    index.close()
+    assert not sync_thread.is_alive()
+    assert index.sync_status(job_id)["state"] in ("cancelled", "succeeded")

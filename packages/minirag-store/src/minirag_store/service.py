@@ -286,6 +286,10 @@ class Index:
     def close(self) -> None:
         """Stop background work (cancels a running sync) and release the table."""
         with self._lock:
-            if self._sync_obj is not None:
-                self._sync_obj.shutdown()
+            syncs = self._sync_obj
+        # Outside the lock: a sync thread that is just starting takes it to open the
+        # table, and waiting for that thread while holding it would stall until timeout.
+        if syncs is not None:
+            syncs.shutdown()
+        with self._lock:
             self._table_obj = None
