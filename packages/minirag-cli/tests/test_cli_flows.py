@@ -167,7 +167,7 @@ def test_ingest_relative_path_with_cwd_as_root(invoke, fresh, cli_env):
     ran = invoke("ingest", "notes", "--json", *fresh["db"])
     assert ran.code == 0, ran.stderr
     job = ran.json()
-    assert set(job) == JobStatus.__required_keys__ | JobStatus.__optional_keys__
+    assert set(job) == JobStatus.__required_keys__  # errorsOmitted only when errors overflow
     assert job["state"] == "succeeded" and job["errors"] == []
     assert job["counts"]["ingested"] == 1 and job["counts"]["failed"] == 0
     assert ran.stderr == ""  # not a terminal: no progress bar
@@ -230,6 +230,20 @@ def test_ingest_per_file_failure_fails_the_run(invoke, fresh):
     assert as_json.code == 1
     assert as_json.json()["counts"]["failed"] == 1
     assert as_json.json()["errors"][0]["source"] == str(bad)
+
+
+def test_ingest_lists_the_first_errors_and_counts_the_rest(invoke, fresh, monkeypatch):
+    import minirag_store.jobs
+
+    monkeypatch.setattr(minirag_store.jobs, "MAX_ERRORS", 1)
+    for name in ("broken-1.pdf", "broken-2.pdf"):
+        (fresh["root"] / name).write_bytes(b"%PDF-1.7\nthis is not really a pdf\n")
+    ran = invoke("ingest", ".", *fresh["db"])
+    assert ran.code == 1
+    warns = [line for line in ran.stderr.splitlines() if line.startswith("warn: ")]
+    assert len(warns) == 2 and "broken-" in warns[0]
+    assert warns[1] == "warn: ... and 1 more (`minirag-cli list` shows every file's state)"
+    assert ran.stderr.splitlines()[-1] == "error: 2 files could not be ingested (see warn lines)"
 
 
 @pytest.mark.parametrize("path", ["missing.md", "/etc/hostname"])

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from minirag_store.errors import NotFoundError
-from minirag_store.jobs import Job, JobRegistry
+from minirag_store.jobs import MAX_ERRORS, Job, JobRegistry
 
 
 def test_snapshot_shows_live_counts_from_a_writer_thread() -> None:
@@ -66,3 +66,21 @@ def test_cancel_flag() -> None:
     assert not job.cancel_requested
     job.request_cancel()
     assert job.cancel_requested
+
+
+def test_errors_beyond_the_cap_are_counted_not_listed() -> None:
+    job = Job()
+    job.start()
+    for n in range(MAX_ERRORS + 7):
+        job.note(f"/docs/bad-{n}.pdf", "broken", count="failed")
+    status = job.snapshot()
+    assert status["counts"]["failed"] == MAX_ERRORS + 7
+    assert len(status["errors"]) == MAX_ERRORS
+    assert status["errors"][0]["source"] == "/docs/bad-0.pdf"
+    assert status.get("errorsOmitted") == 7
+
+
+def test_no_omitted_count_when_every_error_is_listed() -> None:
+    job = Job()
+    job.note("/docs/bad.pdf", "broken", count="failed")
+    assert "errorsOmitted" not in job.snapshot()

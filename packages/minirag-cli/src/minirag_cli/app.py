@@ -74,6 +74,8 @@ def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
     _emit(shared, job, lambda j: render.show_job(j, verb))
     for err in job["errors"]:
         warn(f"{err['source']}: {err['error']}")
+    if omitted := job.get("errorsOmitted", 0):
+        warn(f"... and {omitted} more (`minirag-cli list` shows every file's state)")
     failed = job["counts"]["failed"]
     if job["state"] != "succeeded":
         fail(job["error"] or f"{verb} {job['state']}")

@@ -40,7 +40,8 @@ time it answers.""",
     "sync_status": """\
 Live state of a sync started by sync_start: `state` (pending, running, succeeded, failed, \
 cancelled), `counts` (scanned, ingested, skipped, deleted, unreadable, failed) and one \
-entry in `errors` per file that could not be indexed. Poll every few seconds while state \
+entry in `errors` per file that could not be indexed (the first 100; `errorsOmitted` \
+counts any more). Poll every few seconds while state \
 is pending or running.""",
     "ingest_file": """\
 Index one file now, or re-index it, replacing what was indexed for it before. Use it for \

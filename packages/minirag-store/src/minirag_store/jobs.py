@@ -16,9 +16,12 @@ from datetime import UTC, datetime
 from minirag_store.errors import NotFoundError
 from minirag_store.results import JobCounts, JobError, JobState, JobStatus
 
-__all__ = ["COUNT_KEYS", "Job", "JobRegistry", "now_iso"]
+__all__ = ["COUNT_KEYS", "MAX_ERRORS", "Job", "JobRegistry", "now_iso"]
 
 COUNT_KEYS: tuple[str, ...] = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+#: Per-file errors a job lists; the rest are only counted (``errorsOmitted``). A sync over
+#: a folder of ten thousand broken files must not answer every poll with all of them.
+MAX_ERRORS = 100
 _TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -42,6 +45,7 @@ class Job:
         self._finished: str | None = None
         self._counts = _zero_counts()
         self._errors: list[JobError] = []
+        self._errors_omitted = 0
         self._error: str | None = None
         self._cancel = threading.Event()
         self.done = 0  # files finished, for progress bars
@@ -62,7 +66,10 @@ class Job:
     def note(self, source: str, error: str, *, count: str | None = None) -> None:
         """Record a per-file problem, optionally bumping a counter with it."""
         with self._lock:
-            self._errors.append({"source": source, "error": error})
+            if len(self._errors) < MAX_ERRORS:
+                self._errors.append({"source": source, "error": error})
+            else:
+                self._errors_omitted += 1
             if count is not None:
                 self._counts[count] += 1  # type: ignore[literal-required]
 
@@ -95,7 +102,7 @@ class Job:
     def snapshot(self) -> JobStatus:
         """The job as ``sync_status`` returns it, consistent at one instant."""
         with self._lock:
-            return {
+            status: JobStatus = {
                 "jobId": self.job_id,
                 "state": self._state,
                 "startedAt": self._started,
@@ -104,6 +111,9 @@ class Job:
                 "errors": list(self._errors),
                 "error": self._error,
             }
+            if self._errors_omitted:
+                status["errorsOmitted"] = self._errors_omitted
+            return status
 
     # ------------------------------------------------------------ cancellation
     def request_cancel(self) -> None:

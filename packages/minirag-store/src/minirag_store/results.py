@@ -3,9 +3,10 @@
 Both shells emit these unchanged (the MCP tools as structured output, the CLI with
 ``--json``), so a field is named once, here. Keys are camelCase because that is the
 MCP interface minirag promises.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: with string annotations a TypedDict
+cannot see ``NotRequired``, and every optional field would count as required.
+"""
 
 from typing import Literal, NotRequired
 
@@ -157,7 +158,8 @@ class JobStatus(TypedDict):
     startedAt: str | None  # ISO-8601 UTC
     finishedAt: str | None
     counts: JobCounts
-    errors: list[JobError]
+    errors: list[JobError]  # the first jobs.MAX_ERRORS per-file problems
+    errorsOmitted: NotRequired[int]  # how many more there were, when there were more
     error: str | None  # why the whole job failed, when it did
 
 
