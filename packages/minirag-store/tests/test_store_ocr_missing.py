@@ -50,8 +50,8 @@ def hidden(monkeypatch: pytest.MonkeyPatch):
     ocr.load_backend.cache_clear()
 
 
-def test_status_reports_unavailable_with_the_install_command(files, hidden) -> None:
-    status = ocr.ocr_status()
+def test_status_reports_unavailable_with_the_install_command(files, hidden, config) -> None:
+    status = ocr.ocr_status(config)
     assert status == {"ocr": "unavailable", "ocrHint": ocr.INSTALL_HINT}
     assert "minirag-mcp[ocr]" in status["ocrHint"]
     assert not ocr_available()

@@ -121,11 +121,40 @@ def test_explicit_language_without_its_pack_names_the_install(
         convert_pdf(mixed_pdf, make_config(tmp_path, ocr_lang="uk"))
 
 
-def test_status_names_the_engines() -> None:
-    status = ocr.ocr_status()
-    assert "ocrHint" not in status
+def test_status_names_the_engines(tmp_path: Path) -> None:
+    status = ocr.ocr_status(make_config(tmp_path, ocr_lang="en"))
+    assert "ocrHint" not in status  # Latin needs nothing beyond the add-on
     assert status["ocr"].split(", ")[0] == "rapidocr"
     assert ("tesseract" in status["ocr"]) == bool(engines.tesseract_languages() - {"osd"})
+
+
+@pytest.mark.parametrize(
+    ("packs", "hint"),
+    [
+        ({"eng", "rus", "ukr", "bel"}, None),
+        ({"eng", "rus"}, "OCR languages uk, be have no Tesseract pack"),
+        (set(), "Cyrillic OCR (ru, uk, be) needs Tesseract"),
+    ],
+)
+def test_status_says_once_which_language_packs_are_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, packs: set[str], hint: str | None
+) -> None:
+    """The default eslav selection reads with what is installed; what is missing is
+    reported by status (not warned by every parse worker on every sync)."""
+    monkeypatch.setattr(engines, "tesseract_languages", lambda: frozenset(packs))
+    status = ocr.ocr_status(make_config(tmp_path))
+    if hint is None:
+        assert "ocrHint" not in status
+    else:
+        assert status["ocrHint"].startswith(hint) and "apt-get install" in status["ocrHint"]
+
+
+def test_status_names_the_pack_an_explicit_language_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engines, "tesseract_languages", lambda: frozenset({"eng"}))
+    status = ocr.ocr_status(make_config(tmp_path, ocr_lang="uk"))
+    assert "tesseract-ocr-ukr" in status["ocrHint"]
 
 
 def _expected(shared_data: Path) -> dict[str, list[str]]:

@@ -44,8 +44,8 @@ def test_concurrent_first_calls_open_the_table_once(make_index):
     assert len(seen) == 4 and len({id(t) for t in seen}) == 1
 
 
-def test_status_gives_an_ocr_hint_only_when_ocr_is_unavailable(make_index):
-    status = make_index().status()
+def test_status_ocr_hint_for_latin_only_when_the_addon_is_missing(make_index):
+    status = make_index(RAG_OCR_LANG="en").status()
     assert status["ocr"]
     if status["ocr"] == "unavailable":
         assert "minirag-mcp[ocr]" in status["ocrHint"]

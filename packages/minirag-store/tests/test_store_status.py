@@ -15,7 +15,7 @@ def test_broken_config_gives_version_and_error(tmp_path):
 
 
 def test_fresh_index_reports_config_and_zero_counts(make_index):
-    status = make_index(RAG_HYBRID_WEIGHT="0.3").status()
+    status = make_index(RAG_HYBRID_WEIGHT="0.3", RAG_OCR_LANG="en").status()
     assert status["chunkCount"] == 0 and status["sourceCount"] == 0
     assert status["staleChunkCount"] == 0
     assert "schemeWarning" not in status

@@ -2,7 +2,8 @@
 
 The store imports this package only to probe for it; nothing heavy (ONNX runtime, numpy,
 pypdfium2, Pillow) is imported until a page is actually read. Entry point for the store:
-:func:`addon`, an object with ``engines()``, ``page_texts(path)`` and ``reader(languages)``.
+:func:`addon`, an object with ``engines()``, ``advice(languages)``, ``page_texts(path)`` and
+``reader(languages)``.
 
 Engines: RapidOCR (pip-only, Latin and Chinese) and Tesseract through its CLI (Cyrillic,
 with ``tesseract-ocr-rus`` / ``-ukr`` / ``-bel``); see :mod:`minirag_ocr.engines`.
@@ -49,6 +50,13 @@ class Addon:
     def page_texts(self, path: Path) -> list[str]:
         """The text layer of every page of a PDF, in order."""
         return render.page_texts(path)
+
+    def advice(self, languages: tuple[str, ...]) -> str:
+        """What to install for ``languages`` to be read as asked; "" when nothing."""
+        try:
+            return select_engine(languages).advice
+        except EngineUnavailableError as e:
+            return str(e)
 
     def reader(self, languages: tuple[str, ...]) -> Reader:
         """A reader for ``languages``; raises EngineUnavailableError naming the install."""

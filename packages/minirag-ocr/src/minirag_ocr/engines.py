@@ -58,12 +58,14 @@ class EngineChoice:
 
     ``engine`` is ``"rapidocr"`` or ``"tesseract"``; ``packs`` the Tesseract languages to
     pass (``eng+rus``); ``guard_hint`` is set in guarded mode and is the message for a page
-    that RapidOCR cannot have read correctly.
+    that RapidOCR cannot have read correctly. ``advice`` says what to install when part
+    of the selection cannot be read as asked (``status`` shows it as ``ocrHint``).
     """
 
     engine: str
     packs: tuple[str, ...] = ()
     guard_hint: str = ""
+    advice: str = ""
 
 
 @functools.cache
@@ -95,11 +97,6 @@ def _apt_packages(codes: Sequence[str]) -> str:
     return "apt-get install " + " ".join(names)
 
 
-@functools.cache
-def _warn_once(message: str) -> None:
-    log.warning("%s", message)
-
-
 def select_engine(languages: Sequence[str]) -> EngineChoice:
     """Choose the engine for ``languages`` (codes such as ``("en", "ru")``).
 
@@ -118,13 +115,15 @@ def select_engine(languages: Sequence[str]) -> EngineChoice:
     installed = tesseract_languages()
     have = [c for c in languages if TESSERACT_PACKS[c] in installed]
     missing = [c for c in cyrillic if TESSERACT_PACKS[c] not in installed]
+    packs = tuple(TESSERACT_PACKS[c] for c in have)
     if any(c in CYRILLIC for c in have):
-        if missing:
-            _warn_once(
-                f"OCR languages {', '.join(missing)} have no Tesseract pack; reading with "
-                f"{'+'.join(TESSERACT_PACKS[c] for c in have)}. For them: {_apt_packages(missing)}"
-            )
-        return EngineChoice("tesseract", tuple(TESSERACT_PACKS[c] for c in have))
+        advice = (
+            f"OCR languages {', '.join(missing)} have no Tesseract pack, so their scans are "
+            f"read with {'+'.join(packs)}. For them: {_apt_packages(missing)}"
+            if missing
+            else ""
+        )
+        return EngineChoice("tesseract", packs, advice=advice)
     hint = (
         f"Cyrillic OCR ({', '.join(cyrillic)}) needs Tesseract with its language pack: "
         f"{_apt_packages(cyrillic)}"
@@ -133,5 +132,5 @@ def select_engine(languages: Sequence[str]) -> EngineChoice:
         # One Cyrillic language named on purpose (RAG_OCR_LANG=uk) is a request we cannot
         # honour at all; only the several-language default may fall back to Latin pages.
         raise EngineUnavailableError(hint)
-    _warn_once(f"{hint}. Until then only Latin scans are read (with rapidocr).")
-    return EngineChoice("rapidocr", guard_hint=hint)
+    advice = f"{hint}. Until then only Latin scans are read (with rapidocr)."
+    return EngineChoice("rapidocr", guard_hint=hint, advice=advice)

@@ -65,6 +65,10 @@ class OcrBackend(Protocol):
         """Engine names this install can run."""
         ...
 
+    def advice(self, languages: tuple[str, ...]) -> str:
+        """What to install for ``languages`` to be read as asked; "" when nothing."""
+        ...
+
     def page_texts(self, path: Path) -> list[str]:
         """The text layer of every page of a PDF, in order."""
         ...
@@ -85,12 +89,17 @@ def load_backend() -> OcrBackend | None:
         return None
 
 
-def ocr_status() -> dict[str, str]:
-    """``{"ocr": "rapidocr, tesseract"}``, or ``{"ocr": "unavailable", "ocrHint": ...}``."""
+def ocr_status(config: Config) -> dict[str, str]:
+    """``{"ocr": "rapidocr, tesseract"}``, plus ``ocrHint`` when something needs installing:
+    the add-on itself, or a language pack ``RAG_OCR_LANG`` asks for (said here once,
+    rather than by every parse worker on every sync)."""
     backend = load_backend()
     if backend is None:
         return {"ocr": "unavailable", "ocrHint": INSTALL_HINT}
-    return {"ocr": ", ".join(backend.engines())}
+    info = {"ocr": ", ".join(backend.engines())}
+    if advice := backend.advice(config.ocr_languages):
+        info["ocrHint"] = advice
+    return info
 
 
 @contextmanager

@@ -192,5 +192,5 @@ class StatusResult(TypedDict, total=False):
     schemeWarning: str
     indexError: str
     ocr: str  # engine names joined by ", ", or "unavailable"
-    ocrHint: str  # install command when OCR is unavailable
+    ocrHint: str  # what to install: the OCR add-on, or a language pack RAG_OCR_LANG needs
     ocrLang: str

@@ -28,7 +28,7 @@ def build_status(index: Index) -> StatusResult:
         return out
     config = index.config
     out.update(_config_fields(config))
-    out.update(_ocr_fields())
+    out.update(_ocr_fields(config))
     out.update(_index_fields(config, out.get("chunkScheme")))
     return out
 
@@ -62,12 +62,12 @@ def _config_fields(config: Config) -> StatusResult:
     return fields
 
 
-def _ocr_fields() -> StatusResult:
-    """``ocr`` (engines or "unavailable") and, only when unavailable, ``ocrHint``."""
+def _ocr_fields(config: Config) -> StatusResult:
+    """``ocr`` (engines or "unavailable") and, when something needs installing, ``ocrHint``."""
     from minirag_store.ocr import INSTALL_HINT, ocr_status
 
     try:
-        info = ocr_status()
+        info = ocr_status(config)
     # status must answer even when an add-on's probe breaks in an unforeseen way
     except Exception as e:
         return {"ocr": "unavailable", "ocrHint": f"OCR probe failed ({e}); {INSTALL_HINT}"}
