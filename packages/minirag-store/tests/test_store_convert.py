@@ -164,7 +164,10 @@ def test_corrupt_file_is_a_conversion_error_with_reason(tmp_path: Path, config: 
 def test_empty_file_is_a_conversion_error(tmp_path: Path, config: Config) -> None:
     path = tmp_path / "empty.md"
     path.write_text("  \n\n")
-    with pytest.raises(ConversionError, match="no text"):
+    with pytest.raises(ConversionError, match=r"empty\.md is empty: there is no text to index"):
+        convert_file(path, config)
+    path.write_bytes(b"")
+    with pytest.raises(ConversionError, match="is empty"):
         convert_file(path, config)
 
 

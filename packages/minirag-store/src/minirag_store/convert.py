@@ -253,7 +253,10 @@ def convert_file(path: Path, config: Config) -> Converted:
         return _convert_pdf(path, config)
     what = str(path)
     if ext in _PLAIN_EXTENSIONS:
-        markdown = _finish(decode_text(_read(path)), what)
+        text = decode_text(_read(path))
+        if not text.strip():  # say what is wrong: nothing in the file, not a failed parse
+            raise ConversionError(f"{path} is empty: there is no text to index")
+        markdown = _finish(text, what)
         return Converted(markdown, choose_title(None, markdown, path.stem))
     if ext in _DECODED_EXTENSIONS:
         text = decode_text(_read(path), html=ext != ".csv")
