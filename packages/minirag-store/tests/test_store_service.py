@@ -80,3 +80,34 @@ def test_close_stops_a_sync_that_is_opening_the_table(make_index, docs_root, mon
     index.close()
     assert not sync_thread.is_alive()
     assert index.sync_status(job_id)["state"] in ("cancelled", "succeeded")
+
+
+def test_small_writes_are_found_at_once_and_maintained_in_batches(make_index, monkeypatch):
+    """ingest_data/delete_file do not pay for a maintenance pass each: every Nth write
+    and close() run it, and rows written in between are searchable right away."""
+    import minirag_store.service
+    from minirag_store.table import ChunkTable
+
+    monkeypatch.setattr(minirag_store.service, "SMALL_WRITES_PER_MAINTENANCE", 3)
+    passes: list[int] = []
+    maintain = ChunkTable.maintain
+
+    def counted(self: ChunkTable) -> None:
+        passes.append(1)
+        maintain(self)
+
+    monkeypatch.setattr(ChunkTable, "maintain", counted)
+    index = make_index()
+    index.ingest_data("The quokkatron calibrates sprockets nightly.", "notes/a", "text")
+    index.ingest_data("Lunch is served at noon in the atrium.", "notes/b", "text")
+    assert passes == []
+    # not yet in the keyword index, yet the keyword side finds it (and so does a query)
+    assert [r["source"] for r in index.table().keyword_search("quokkatron", 5)] == ["notes/a"]
+    assert index.query("quokkatron")["results"][0]["source"] == "notes/a"
+    index.delete_file("notes/b")  # third small write: maintenance runs
+    assert len(passes) == 1
+    index.ingest_data("Sprockets are stored in bin 7.", "notes/c", "text")
+    index.close()  # one pending write: folded in on close
+    assert len(passes) == 2
+    reopened = make_index()
+    assert {f["source"] for f in reopened.list_files()["files"]} == {"notes/a", "notes/c"}

@@ -5,7 +5,9 @@ in batches across documents and replaces each source atomically. Many files go t
 :func:`write_parsed`, the engine sync shares: worker processes parse
 (:mod:`minirag_store.parse_worker`) while this process embeds, and the writer's
 ``finish()`` (keyword-index refresh + compaction) runs once per batch of work, not per
-file. None of these take the sync lock: single-file ingests are never blocked by a sync.
+file; single-source writes leave it to :meth:`Index.after_small_write`, which runs it
+every few writes and at close. None of these take the sync lock: single-file ingests are
+never blocked by a sync.
 """
 
 from __future__ import annotations
@@ -186,11 +188,8 @@ def ingest_file(index: Index, path: str) -> IngestResult:
 def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
     from minirag_store.pipeline import DocumentWriter
 
-    writer = DocumentWriter(index)
-    try:
-        written = list(writer.write([doc]))
-    finally:
-        writer.finish()
+    written = list(DocumentWriter(index).write([doc]))
+    index.after_small_write()  # maintenance is batched across single writes
     chunks = sum(n for _, n in written)
     return {
         "source": doc.source,

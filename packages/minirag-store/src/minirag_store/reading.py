@@ -93,4 +93,5 @@ def delete_source(index: Index, source: str) -> DeleteResult:
     deleted = index.table().delete_sources([source])
     if deleted == 0:
         raise _not_found(source)
+    index.after_small_write()
     return {"source": source, "deletedChunks": deleted}
