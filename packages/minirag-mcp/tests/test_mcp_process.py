@@ -275,15 +275,29 @@ def test_version_flag():
     assert done.stdout.startswith("minirag-mcp ")
 
 
-def test_ctrl_c_stops_a_stdio_server_at_once(corpus_env):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_a_stdio_server_at_once(corpus_env, signum):
     server = RawServer(corpus_env)
     try:
         server.initialize()
-        server.proc.send_signal(signal.SIGINT)  # stdin stays open: no EOF to wake it
-        assert server.proc.wait(15) == 130
+        made, _ = server.request(
+            1,
+            "tools/call",
+            {"name": "ingest_data", "arguments": {"data": "Kept after the stop.", "source": "k"}},
+        )
+        assert not made["result"]["isError"], made
+        server.proc.send_signal(signum)  # stdin stays open: no EOF to wake it
+        assert server.proc.wait(15) == 128 + signum
     finally:
         stderr = server.close()
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and f"{signum.name}: stopping" in stderr
+    from minirag_store import Index
+
+    index = Index.open(corpus_env)  # the write survived, and the index opens cleanly
+    try:
+        assert index.read_file("k")["text"].startswith("Kept after the stop.")
+    finally:
+        index.close()
 
 
 def test_status_command_takes_the_cli_overrides(tmp_path, model_env):

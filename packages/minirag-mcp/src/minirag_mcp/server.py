@@ -72,18 +72,21 @@ def serve(
 
 
 def _exit_on_interrupt(index: Index) -> None:
-    """Make Ctrl-C stop a stdio server at once.
+    """Make Ctrl-C (and a client's SIGTERM) stop a stdio server at once, cleanly.
 
     The stdio transport reads stdin in a worker thread that no cancellation can interrupt,
     so after SIGINT the process would linger until the next input line or EOF. A person
     who started the server by hand to check it (see Troubleshooting) expects Ctrl-C to
-    end it: stop any sync cleanly, then leave without waiting for that thread.
+    end it: stop any sync cleanly, fold in pending writes, then leave without waiting for
+    that thread. Clients that stop servers with SIGTERM get the same clean stop instead
+    of Python's default immediate exit.
     """
 
     def stop(signum: int, frame: object) -> None:
-        logger.warning("interrupted: stopping")
+        logger.warning("%s: stopping", signal.Signals(signum).name)
         index.close()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(128 + signum)
 
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
