@@ -244,3 +244,44 @@ def test_oversized_fence_does_not_drag_a_full_unit_over_budget(chunk_and_check, 
     assert len(fenced) == 2
     assert fenced[0].body.startswith("```python")  # the paragraph before it stays in budget
     assert fenced[1].body.startswith("## Next\n\n```python")  # the bare heading rides along
+
+
+def test_setext_headings_are_headings(chunk_and_check, token_counter) -> None:
+    """``Title`` over ``====`` is a level-1 heading, over ``----`` level 2, as in CommonMark."""
+    md = (
+        "Operations manual\n=================\n\n"
+        "Read this before the first shift.\n\n"
+        "Cooling\n-------\n\n"
+        "The coolant pump P-7 is flushed every 400 operating hours.\n\n"
+        "Lighting\n--------\n\n"
+        "Lamps are checked monthly."
+    )
+    result = chunk_and_check(md, token_counter)
+    assert result.category == "headings"
+    labels = [s.label for s in result.sections]
+    assert labels == [
+        "Operations manual",
+        "Operations manual > Cooling",
+        "Operations manual > Lighting",
+    ]
+    cooling = result.sections[1]
+    assert cooling.text.startswith("Cooling\n-------\n\nThe coolant pump")
+
+
+@pytest.mark.parametrize(
+    "md",
+    [
+        # an underline under a two-line paragraph: the safe reading is text
+        "First line of a paragraph\nand its second line\n---\n\nMore text here.",
+        # YAML front matter
+        "---\ntitle: Notes\ntags: ops\n---\n\nBody text of the notes.",
+        # a list item, a quote and a table row over a rule
+        "- item one\n---\n\n> quoted\n===\n\n| a | b |\n---",
+        # inside a closed fence
+        "```\nTitle\n=====\n```\n\nAfter the code.",
+    ],
+)
+def test_underlines_that_are_not_setext_headings(chunk_and_check, token_counter, md) -> None:
+    result = chunk_and_check(md, token_counter)
+    assert result.category != "headings"
+    assert all(s.label == "" for s in result.sections)

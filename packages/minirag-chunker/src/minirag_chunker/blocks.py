@@ -78,6 +78,14 @@ def _raw_blocks(doc: Scan, turns: bool) -> list[Block]:
             blocks.append(Block("fence", "\n".join(lines[i:end])))
             i = end
             continue
+        level = doc.setext.get(i)
+        if level is not None:  # text line + underline: one heading block, both lines kept
+            flush()
+            text = lines[i] + "\n" + lines[i + 1]
+            name = clean_heading(lines[i]) or lines[i].strip()
+            blocks.append(Block("heading", text, level=level, name=name))
+            i += 2
+            continue
         line = lines[i]
         i += 1
         single = _single_line_block(line)

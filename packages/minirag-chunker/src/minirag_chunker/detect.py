@@ -24,6 +24,12 @@ SLIDE_MARKER = re.compile(r"^[ \t]*<!--[ \t]*Slide number:[ \t]*(\d+)[ \t]*-->[ 
 HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*)$")
 TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 TABLE_DELIMITER = re.compile(r"^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$")
+# A Setext underline (``Title`` over ``=====`` is level 1, over ``-----`` level 2). Three
+# characters at least: a lone ``-`` under a line is far more often a stray list marker.
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
+# Lines that cannot be a Setext heading's text: indented code, list items, quotes, table
+# rows, HTML, ATX headings (CommonMark gives them their own meaning first).
+_NOT_SETEXT_TEXT = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}[|<#])")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
@@ -41,11 +47,14 @@ HEADINGS_MIN = 2
 class Scan:
     """The document's lines (line endings and blank lines normalised) and its closed fences.
 
-    ``fences`` maps the first line of each closed fence to the index just past its closer.
+    ``fences`` maps the first line of each closed fence to the index just past its closer;
+    ``setext`` maps the text line of each Setext heading to its level (its underline is
+    the next line).
     """
 
     lines: tuple[str, ...]
     fences: dict[int, int]
+    setext: dict[int, int]
 
     def outside_fences(self) -> list[str]:
         """Every line that is not inside (or part of) a closed code fence."""
@@ -67,7 +76,38 @@ def scan(markdown: str) -> Scan:
     # A whitespace-only line is a blank line to markdown; making it empty lets every later
     # stage test blankness with ``not line``.
     lines = tuple(line if line.strip() else "" for line in text.split("\n"))
-    return Scan(lines, _closed_fences(lines))
+    fences = _closed_fences(lines)
+    return Scan(lines, fences, _setext_headings(lines, fences))
+
+
+def _setext_headings(lines: tuple[str, ...], fences: dict[int, int]) -> dict[int, int]:
+    """Setext headings outside fences: a one-line paragraph directly over an underline.
+
+    Only a paragraph of one line counts (a blank line, the document start, a fence or a
+    heading before it): the underline under a longer paragraph, and the ``---`` closing
+    YAML front matter, stay text, which is the safe reading when in doubt.
+    """
+    found: dict[int, int] = {}
+    fenced = {i for start, end in fences.items() for i in range(start, end)}
+    fence_ends = set(fences.values())
+    i = 0
+    while i + 1 < len(lines):
+        line, under = lines[i], SETEXT_UNDERLINE.match(lines[i + 1])
+        starts_paragraph = i == 0 or not lines[i - 1] or i in fence_ends or i - 1 in found
+        if (
+            under
+            and line
+            and starts_paragraph
+            and i not in fenced
+            and i + 1 not in fenced
+            and not _NOT_SETEXT_TEXT.match(line)
+            and not SLIDE_MARKER.match(line)
+        ):
+            found[i] = 1 if under.group(1)[0] == "=" else 2
+            i += 2
+            continue
+        i += 1
+    return found
 
 
 def _closed_fences(lines: tuple[str, ...]) -> dict[int, int]:
@@ -115,7 +155,8 @@ def detect_category(doc: Scan) -> Category:
         return "transcript"
     if sum(1 for line in non_blank if SLIDE_MARKER.match(line)) >= SLIDES_MIN_MARKERS:
         return "slides"
-    if sum(1 for line in non_blank if HEADING_LINE.match(line)) >= HEADINGS_MIN:
+    atx = sum(1 for line in non_blank if HEADING_LINE.match(line))
+    if atx + len(doc.setext) >= HEADINGS_MIN:
         return "headings"
     return "generic"
 
