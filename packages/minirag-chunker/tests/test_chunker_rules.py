@@ -285,3 +285,23 @@ def test_underlines_that_are_not_setext_headings(chunk_and_check, token_counter,
     result = chunk_and_check(md, token_counter)
     assert result.category != "headings"
     assert all(s.label == "" for s in result.sections)
+
+
+def test_a_fence_past_the_section_cap_is_cut_at_its_blank_lines(chunk_and_check, token_counter):
+    """A hit in a long listing hands back a bounded section, and read-back is exact."""
+    from minirag_chunker.blocks import SECTION_MAX_CHARS
+
+    functions = [
+        f"def step_{n}(order):\n    total = order.price * order.quantity\n"
+        f"    return round(total * {1 + n / 100:.2f}, 2)  # step {n} of the billing run"
+        for n in range(80)
+    ]
+    fence = "```python\n" + "\n\n".join(functions) + "\n```"
+    assert len(fence) > 2 * SECTION_MAX_CHARS
+    md = f"# Billing\n\nThe billing run applies every step in order.\n\n{fence}\n\nDone."
+    result = chunk_and_check(md, token_counter)
+    holding = [s for s in result.sections if "def step_" in s.text]
+    assert len(holding) >= 3
+    assert all(len(s.text) <= SECTION_MAX_CHARS + 200 for s in holding)  # + the heading
+    # cut only where the code already had a blank line: the document reads back unchanged
+    assert "\n\n".join(s.text for s in result.sections) == md

@@ -125,14 +125,22 @@ def _text_block(run: list[str], turns: bool) -> Block:
 def _cap(block: Block) -> list[Block]:
     """The block itself, or pieces of it no longer than the section cap.
 
-    Fences are left whole (cutting code changes its meaning); headings are one line.
-    A single row or sentence longer than the cap stays whole: the cap is soft only there.
+    Headings and markers are a line or two. A long fence is cut at its blank lines (so the
+    pieces, joined by a blank line, are the code exactly), else between lines: a search hit
+    in a 50 KB listing must not hand the whole listing back as its section. A single row,
+    sentence or code line longer than the cap stays whole: the cap is soft only there.
     """
-    if len(block.text) <= SECTION_MAX_CHARS or block.kind in ("fence", "heading", "marker"):
+    if len(block.text) <= SECTION_MAX_CHARS or block.kind in ("heading", "marker"):
         return [block]
+    if block.kind == "fence":
+        parts: list[str] = []
+        for stretch in block.text.split("\n\n"):
+            fits = len(stretch) <= SECTION_MAX_CHARS
+            parts.extend([stretch] if fits else _pack(stretch.split("\n"), "\n", SECTION_MAX_CHARS))
+        return [Block("fence", piece) for piece in _pack(parts, "\n\n", SECTION_MAX_CHARS)]
     if block.kind == "table":
         return [Block("table", piece) for piece in split_table(block.text, SECTION_MAX_CHARS)]
-    parts: list[str] = []
+    parts = []
     for line in block.text.split("\n"):
         if len(line) <= SECTION_MAX_CHARS:
             parts.append(line)

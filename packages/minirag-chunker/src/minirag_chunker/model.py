@@ -7,7 +7,7 @@ from typing import Literal
 
 # Bump whenever unit or section boundaries change for the same input, so stores can tell a
 # stale index (cut with an older scheme) from a current one and ask for a re-sync.
-SCHEME_VERSION: int = 2  # 2: Setext headings are headings
+SCHEME_VERSION: int = 2  # 2: Setext headings; fences past the section cap are cut
 
 Category = Literal["transcript", "slides", "headings", "generic"]
 
