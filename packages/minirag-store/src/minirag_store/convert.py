@@ -251,11 +251,11 @@ def convert_file(path: Path, config: Config) -> Converted:
     _check_container(path, ext)
     if ext == ".pdf":
         return _convert_pdf(path, config)
-    what = str(path)
+    what = path.name  # the job entry or the caller already holds the full path
     if ext in _PLAIN_EXTENSIONS:
         text = decode_text(_read(path))
         if not text.strip():  # say what is wrong: nothing in the file, not a failed parse
-            raise ConversionError(f"{path} is empty: there is no text to index")
+            raise ConversionError(f"{path.name} is empty: there is no text to index")
         markdown = _finish(text, what)
         return Converted(markdown, choose_title(None, markdown, path.stem))
     if ext in _DECODED_EXTENSIONS:
