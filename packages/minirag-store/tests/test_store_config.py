@@ -25,7 +25,7 @@ def test_defaults_use_cwd_as_root_and_index_beside_documents(tmp_path: Path):
     assert cfg.model_name == DEFAULT_MODEL_NAME
     assert cfg.chunk_token_budget == 110
     assert cfg.model_max_tokens == 128
-    assert cfg.hybrid_weight == 0.6
+    assert cfg.hybrid_weight == 0.5
     assert cfg.grouping is None and cfg.max_distance is None and cfg.max_files is None
     assert cfg.max_file_size == 104857600
     assert cfg.ocr_lang == "eslav" and cfg.ocr_min_chars_per_page == 25

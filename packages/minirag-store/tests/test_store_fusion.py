@@ -1,49 +1,81 @@
-"""Weighted RRF against a reference implementation, and the result filters."""
+"""Z-score fusion against a reference implementation, and the result filters."""
 
 from __future__ import annotations
+
+import statistics
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from minirag_store.fusion import apply_filters, group_cutoff, limit_files, rrf_fuse
+from minirag_store.fusion import apply_filters, group_cutoff, limit_files, score_fuse, zscores
 
 
-def reference_rrf(vector: list[str], keyword: list[str], w: float) -> dict[str, float]:
-    """The formula as written in the issue, computed the obvious way."""
-    scores: dict[str, float] = {}
-    for rank, key in enumerate(vector):
-        if key not in vector[:rank]:
-            scores[key] = scores.get(key, 0.0) + (1 - w) / (60 + rank + 1)
-    for rank, key in enumerate(keyword):
-        if key not in keyword[:rank]:
-            scores[key] = scores.get(key, 0.0) + w / (60 + rank + 1)
-    return scores
+def reference_fusion(
+    vector: list[str], keyword: list[tuple[str, float]], sim: dict[str, float], w: float
+) -> dict[str, float]:
+    """The formula as documented, computed the obvious way (first occurrence counts)."""
+    bm25: dict[str, float] = {}
+    for key, score in keyword:
+        bm25.setdefault(key, score)
+    keys = sorted(set(vector) | set(bm25))
+
+    def z(values: list[float]) -> list[float]:
+        if not values:
+            return []
+        mean, sd = statistics.fmean(values), statistics.pstdev(values)
+        flat = sd <= 1e-12 * max(1.0, abs(mean))  # no spread: the side adds nothing
+        return [0.0 if flat else (v - mean) / sd for v in values]
+
+    sims = z([sim[k] for k in keys])
+    bms = z([bm25.get(k, 0.0) for k in keys])
+    return {k: (1 - w) * s + w * b for k, s, b in zip(keys, sims, bms, strict=True)}
 
 
-keys = st.lists(st.sampled_from([f"c{i}" for i in range(30)]), max_size=40)
+names = [f"c{i}" for i in range(30)]
+keys = st.lists(st.sampled_from(names), max_size=40)
+scored = st.lists(st.tuples(st.sampled_from(names), st.floats(0.0, 30.0)), max_size=40)
+sims = st.fixed_dictionaries({n: st.floats(-1.0, 1.0) for n in names})
 
 
-@given(vector=keys, keyword=keys, weight=st.floats(0.0, 1.0))
-def test_rrf_matches_reference(vector, keyword, weight):
-    fused = rrf_fuse(vector, keyword, weight)
-    expected = reference_rrf(vector, keyword, weight)
+@given(vector=keys, keyword=scored, sim=sims, weight=st.floats(0.0, 1.0))
+def test_fusion_matches_reference(vector, keyword, sim, weight):
+    fused = score_fuse(vector, keyword, sim, weight)
+    expected = reference_fusion(vector, keyword, sim, weight)
     assert {f.key for f in fused} == set(expected)
     for f in fused:
-        assert f.score == pytest.approx(expected[f.key], abs=1e-12)
+        assert f.score == pytest.approx(expected[f.key], abs=1e-9)
     scores = [f.score for f in fused]
     assert scores == sorted(scores, reverse=True)
 
 
-@given(vector=st.lists(st.sampled_from("abcdefgh"), unique=True),
-       keyword=st.lists(st.sampled_from("abcdefgh"), unique=True))  # fmt: skip
-def test_weight_one_is_keyword_order_then_vector_order(vector, keyword):
-    fused = [f.key for f in rrf_fuse(vector, keyword, 1.0)]
-    assert fused[: len(keyword)] == keyword
-    assert fused[len(keyword) :] == [k for k in vector if k not in keyword]
+def test_zscores_of_constant_values_are_zero():
+    assert zscores([0.3, 0.3, 0.3]) == [0.0, 0.0, 0.0]
+    assert zscores([]) == []
+    assert zscores([1.0, 3.0]) == [-1.0, 1.0]
 
 
-def test_weight_zero_is_vector_order():
-    assert [f.key for f in rrf_fuse(["a", "b", "c"], ["c", "d"], 0.0)][:3] == ["a", "b", "c"]
+def test_weight_one_is_keyword_order_then_vector_order():
+    sim = {k: 0.5 for k in "abcdefgh"} | {"h": 0.9, "a": 0.1}
+    keyword = [("c", 9.0), ("a", 5.0), ("e", 1.0)]
+    fused = [f.key for f in score_fuse(["h", "b", "c", "d"], keyword, sim, 1.0)]
+    assert fused == ["c", "a", "e", "h", "b", "d"]
+
+
+def test_weight_zero_is_similarity_order():
+    sim = {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.95}
+    fused = score_fuse(["a", "b", "c"], [("c", 12.0), ("d", 3.0)], sim, 0.0)
+    assert [f.key for f in fused] == ["d", "a", "b", "c"]
+
+
+def test_a_strong_keyword_hit_beats_a_slightly_closer_vector_hit():
+    """Score fusion keeps margins: a rank-only fusion would put "v" (first vector hit) on
+    top; here the keyword side's clear winner does, because the vector side barely
+    separates its candidates while BM25 separates "k" by a wide margin."""
+    sim = {"v": 0.52, "k": 0.50, "x": 0.49, "y": 0.48}
+    keyword = [("k", 14.0), ("x", 2.0), ("y", 1.5)]
+    fused = score_fuse(["v", "k", "x", "y"], keyword, sim, 0.5)
+    assert fused[0].key == "k"
+    assert (fused[0].vector_rank, fused[0].keyword_rank) == (1, 0)
 
 
 def test_group_cutoff_needs_three_distances_and_a_gap():

@@ -30,7 +30,7 @@ DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 MIN_CHUNK_TOKEN_BUDGET = 16
-DEFAULT_HYBRID_WEIGHT = 0.6
+DEFAULT_HYBRID_WEIGHT = 0.5  # equal z-score weights: see fusion.py for the measurements
 DEFAULT_OCR_MIN_CHARS = 25
 
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.

@@ -1,36 +1,45 @@
-"""Rank fusion and result filters: pure functions over ranked ids, no LanceDB.
+"""Score fusion and result filters: pure functions over scored ids, no LanceDB.
 
-Weighted reciprocal rank fusion (RRF) fuses the vector and keyword rankings by *position*
-because a cosine distance and a BM25 score live on incomparable scales:
-``score = (1 − w) / (60 + r_vec + 1) + w / (60 + r_kw + 1)`` with 0-based ranks, and a
-side that did not return a candidate contributes nothing.
+The vector and keyword sides are fused by a weighted sum of **standardised scores**
+(z-scores) over the union of both sides' candidates:
+``score = (1 − w)·z(cosine) + w·z(bm25)``. A cosine similarity and a BM25 score live on
+incomparable scales, so each is centred and scaled by its own spread over the candidates;
+unlike reciprocal rank fusion this keeps *how much* better a candidate scored, not only its
+position. Every candidate has an exact cosine (the caller computes it for keyword-only
+candidates too); a candidate the keyword side did not return has BM25 0, the score of a
+chunk that shares no query term.
+
+Measured on BEIR SciFact (all-MiniLM-L6-v2, chunk level, first hit per document,
+nDCG@10, 300 test / 809 train queries, the same candidates and keyword column): weighted
+RRF (k=60, w=0.6) 0.723 / 0.718; this fusion at w=0.5 0.730 / 0.731 (w=0.6: 0.729 /
+0.729). RRF with k 10–100 and w 0.5–0.6 stayed within 0.716–0.728, min-max scaling within
+0.720–0.729. With the neighbour-window keyword column (:mod:`minirag_store.keywords`) the
+gap is wider: RRF 0.729 / 0.730, this fusion 0.741 / 0.738.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Generic, TypeVar
 
 __all__ = [
-    "RRF_K",
     "Fused",
     "apply_filters",
     "group_cutoff",
     "limit_files",
-    "rrf_fuse",
-    "rrf_score",
+    "score_fuse",
+    "zscores",
 ]
 
-RRF_K = 60
 K = TypeVar("K", bound=Hashable)
-_INF = float("inf")
 
 
 @dataclass(frozen=True)
 class Fused(Generic[K]):
-    """One fused candidate: its key, RRF score and the rank it had on each side."""
+    """One fused candidate: its key, fused score and the rank it had on each side."""
 
     key: K
     score: float
@@ -38,36 +47,50 @@ class Fused(Generic[K]):
     keyword_rank: int | None
 
 
-def rrf_score(vector_rank: int | None, keyword_rank: int | None, weight: float) -> float:
-    """The weighted RRF score of one candidate (ranks are 0-based, None = not returned)."""
-    score = 0.0
-    if vector_rank is not None:
-        score += (1.0 - weight) / (RRF_K + vector_rank + 1)
-    if keyword_rank is not None:
-        score += weight / (RRF_K + keyword_rank + 1)
-    return score
+def zscores(values: Sequence[float]) -> list[float]:
+    """``values`` centred on their mean and divided by their standard deviation
+    (all 0.0 when they do not vary, so a constant side adds nothing)."""
+    if not values:
+        return []
+    mean = math.fsum(values) / len(values)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    if spread <= 1e-12 * max(1.0, abs(mean)):
+        return [0.0] * len(values)
+    return [(v - mean) / spread for v in values]
 
 
-def rrf_fuse(vector: Sequence[K], keyword: Sequence[K], weight: float) -> list[Fused[K]]:
-    """Fuse two rankings of keys, best first.
+def score_fuse(
+    vector: Sequence[K],
+    keyword: Sequence[tuple[K, float]],
+    similarity: Mapping[K, float],
+    weight: float,
+) -> list[Fused[K]]:
+    """Fuse the vector ranking (keys, best first) with the keyword one (``(key, bm25)``,
+    best first), best first.
 
-    Ties (e.g. every vector-only candidate at ``weight == 1``) keep the vector order,
-    then the keyword order, so the output is deterministic.
+    ``similarity`` holds the cosine similarity of every key of both sides. Ties keep the
+    vector order, then the keyword order, so the output is deterministic; ``weight`` 1
+    orders by BM25 and leaves the vector order for candidates without a keyword hit.
     """
     vec_rank = {key: i for i, key in reversed(list(enumerate(vector)))}
-    kw_rank = {key: i for i, key in reversed(list(enumerate(keyword)))}
-    keys = list(dict.fromkeys([*vector, *keyword]))
-    fused = []
-    for k in keys:
-        v, w = vec_rank.get(k), kw_rank.get(k)
-        fused.append(Fused(k, rrf_score(v, w, weight), v, w))
-
-    def order(f: Fused[K]) -> tuple[float, float, float]:
-        v = _INF if f.vector_rank is None else f.vector_rank
-        w = _INF if f.keyword_rank is None else f.keyword_rank
-        return (-f.score, v, w)
-
-    return sorted(fused, key=order)
+    kw_rank: dict[K, int] = {}
+    bm25: dict[K, float] = {}
+    for i, (key, score) in enumerate(keyword):
+        if key not in kw_rank:
+            kw_rank[key], bm25[key] = i, score
+    keys = list(dict.fromkeys([*vector, *kw_rank]))
+    sim_z = zscores([similarity[k] for k in keys])
+    kw_z = zscores([bm25.get(k, 0.0) for k in keys])
+    last = len(keys)  # ranks after every real one stand for "not returned by this side"
+    # Sort plain tuples (the position n keeps keys themselves from being compared).
+    ordered = sorted(
+        (-((1.0 - weight) * s + weight * b), vec_rank.get(k, last), kw_rank.get(k, last), n)
+        for n, (k, s, b) in enumerate(zip(keys, sim_z, kw_z, strict=True))
+    )
+    return [
+        Fused(keys[n], -neg, vec_rank.get(keys[n]), kw_rank.get(keys[n]))
+        for neg, _, _, n in ordered
+    ]
 
 
 def group_cutoff(distances: Sequence[float], mode: str) -> float | None:

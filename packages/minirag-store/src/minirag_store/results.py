@@ -45,7 +45,7 @@ class SearchHit(TypedDict):
     source: str  # identity key: absolute path for files, the caller's id for data/url
     title: str
     chunkIndex: int
-    score: float  # weighted RRF score; higher is better
+    score: float  # fused score (weighted z-scores of cosine and BM25); higher is better
     distance: float | None  # vector distance; None when only the keyword side found it
     parentId: str | None  # key into QueryResult.parents
 

@@ -1,4 +1,4 @@
-"""Hybrid search: vector top-N + keyword top-N → weighted RRF → filters → hits + parents."""
+"""Hybrid search: vector + keyword top-N → weighted z-score fusion → filters → hits + parents."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.errors import InvalidArgumentError
-from minirag_store.fusion import apply_filters, rrf_fuse
+from minirag_store.fusion import apply_filters, score_fuse
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 from minirag_store.table import scope_filter
@@ -62,16 +62,23 @@ def run_query(
     weight = config.hybrid_weight
 
     # The keyword side needs no embedding: start it first so it overlaps the ONNX call
-    # and the vector scan (both release the GIL) instead of waiting behind them.
+    # (which releases the GIL) instead of waiting behind it.
     pending = _pool().submit(table.keyword_search, query, fetch, where) if weight > 0 else None
-    vec_rows = table.vector_search(embedder.embed_query(query), fetch, scopes)
+    query_vector = embedder.embed_query(query)
     kw_rows = pending.result() if pending is not None else []
     # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
     kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
-
+    # The fusion needs every candidate's cosine: the vector pass scores the keyword hits
+    # too (waiting for them here costs no latency: they finish during the embedding).
+    vec_rows, similarity = table.vector_search_scoring(
+        query_vector, fetch, scopes, [r["id"] for r in kw_rows]
+    )
+    kw_rows = [r for r in kw_rows if r["id"] in similarity]  # gone since the search: left out
+    similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})
     cands: dict[str, dict[str, Any]] = {r["id"]: r for r in kw_rows}
     cands.update({r["id"]: r for r in vec_rows})
-    fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
+    keyword = [(r["id"], r["_score"]) for r in kw_rows]
+    fused = score_fuse([r["id"] for r in vec_rows], keyword, similarity, weight)
     pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
     kept = apply_filters(
         pairs,

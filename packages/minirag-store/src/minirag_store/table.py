@@ -429,6 +429,14 @@ class ChunkTable:
         with self._rw.shared():
             return self._snapshot().search(vector, limit, scopes)
 
+    def vector_search_scoring(
+        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None, ids: Sequence[str]
+    ) -> tuple[list[dict[str, Any]], dict[str, float]]:
+        """:meth:`vector_search`, plus the cosine similarity of each chunk of ``ids`` still
+        in the table: the fusion scores keyword-only candidates with it."""
+        with self._rw.shared():
+            return self._snapshot().search_scoring(vector, limit, scopes, ids)
+
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None
     ) -> list[dict[str, Any]]:
