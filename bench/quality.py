@@ -94,7 +94,7 @@ def side_costs(index: Index, docs: dict, sample: int = 1024) -> tuple[float, flo
     """CPU seconds of chunking all docs, and of keyword-normalising every chunk
     (extrapolated from ``sample`` chunks): the parts of ingest that are not embedding."""
     from minirag_chunker import chunk_markdown
-    from minirag_store.keywords import normalize
+    from minirag_store.keyword_column import keyword_column
 
     start = time.process_time()
     for d in docs.values():
@@ -105,10 +105,11 @@ def side_costs(index: Index, docs: dict, sample: int = 1024) -> tuple[float, flo
             title=d["title"] or None,
         )
     chunk_s = time.process_time() - start
-    rows = index.table()._rows(None, ["title", "text"])
+    rows = index.table()._rows(None, ["source", "title", "chunk_index", "text", "body_start",
+                                      "parent_id"])  # fmt: skip
+    rows.sort(key=lambda r: (r["source"], r["chunk_index"]))  # whole sources in the sample
     start = time.process_time()
-    for r in rows[:sample]:
-        normalize(f"{r['title']}\n{r['text']}")
+    keyword_column(rows[:sample])
     return chunk_s, (time.process_time() - start) * len(rows) / min(sample, len(rows))
 
 

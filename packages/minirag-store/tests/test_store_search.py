@@ -196,3 +196,44 @@ def test_empty_index_answers_with_a_notice(make_index):
     result = make_index().query("anything at all", top_k=5)
     assert result["results"] == [] and result["sources"] == [] and result["parents"] == {}
     assert "empty" in result["notice"]
+
+
+def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
+    corpus_index, tmp_path, write_docs
+):
+    """Each chunk's keyword entry holds its neighbours' words: a query whose terms sit in
+    two adjacent chunks of one section ranks that passage above documents that hold only
+    one of the terms (with one chunk per entry, the lemonade recipe came first)."""
+    from dataclasses import replace
+
+    from minirag_store import Index
+
+    base, _ = corpus_index
+    index = Index(replace(base.config, db_path=tmp_path / "db"))
+    index._embedder_obj = base.embedder()
+    root = tmp_path / "docs"
+    boiler = (
+        "# Boiler care\n\n"
+        "Once a year the heat exchanger needs descaling, because hard water leaves a crust "
+        "on the plates that slows the heating and makes the pump work much harder.\n\n"
+        "Fill the circuit with a warm solution of citric acid, run the pump for an hour, "
+        "then flush it twice with clean water before the boiler is switched back on.\n"
+    )
+    files = {
+        "boiler.md": boiler,
+        "kettle.md": (
+            "# Kettle\n\nIn a hard water area the kettle needs descaling every month, or "
+            "a white crust builds up on the element and the water takes longer to boil.\n"
+        ),
+        "lemonade.md": (
+            "# Lemonade\n\nA pinch of citric acid keeps homemade lemonade fresh for a week "
+            "in the fridge, and it sharpens the taste when the lemons are very sweet.\n"
+        ),
+    }
+    counts = write_docs(index, root, files)
+    assert counts[str(root / "boiler.md")] >= 2  # the two terms land in different chunks
+    keyword_only = Index(replace(index.config, hybrid_weight=1.0))
+    keyword_only._embedder_obj, keyword_only._table_obj = index.embedder(), index.table()
+    hits = keyword_only.query("descaling citric acid", top_k=3)["results"]
+    assert hits[0]["source"] == str(root / "boiler.md")
+    index.close()

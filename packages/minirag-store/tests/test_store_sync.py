@@ -1,8 +1,8 @@
 """Sync against a real LanceDB and the real offline model.
 
-Covers add / modify / delete / unchanged, mtime-only changes, the chunking-scheme
-upgrade, oversized and broken files, scoped syncs, images kept without OCR, and data
-sources surviving a sync.
+Covers add / modify / delete / unchanged, mtime-only changes, the chunking-scheme and
+keyword-scheme upgrades, oversized and broken files, scoped syncs, images kept without
+OCR, and data sources surviving a sync.
 """
 
 from __future__ import annotations
@@ -101,6 +101,21 @@ def test_older_chunking_scheme_is_reingested(
     assert upgraded["counts"]["skipped"] == 0
     assert {row["state"] for row in index.list_files()["files"]} == {"ingested"}
     assert index.sync()["counts"]["skipped"] == 3
+
+
+def test_older_keyword_scheme_is_rebuilt_by_a_sync_without_changes(
+    index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from minirag_store import keyword_column
+
+    _write(docs_root / "owls.md", "# Owls\n\nBarn owls hunt voles at night.")
+    index.sync()
+    monkeypatch.setattr(keyword_column, "KEYWORDS_VERSION", keyword_column.KEYWORDS_VERSION + 1)
+    assert index.table().keywords_stale()
+    again = index.sync()
+    assert again["counts"]["ingested"] == 0  # nothing re-read or re-embedded
+    assert not index.table().keywords_stale()
+    assert _top_source(index, "voles") == str(docs_root / "owls.md")
 
 
 def test_data_sources_survive_full_and_scoped_syncs(index, docs_root: Path) -> None:

@@ -180,3 +180,34 @@ def test_reindex_does_not_grow_disk(table, tmp_path):
     sizes = [write_all() for _ in range(4)]
     assert sizes[3] <= sizes[1] * 1.05
     assert sizes[3] < sizes[0] * 2
+
+
+def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_path):
+    """An index written before the neighbour window (no keywords_version column, each
+    entry only its own chunk) is brought up to date by maintain(), without re-embedding:
+    afterwards a neighbour's word finds the chunk, and nothing is stale any more."""
+    import pyarrow as pa
+    from minirag_store.keywords import normalize
+
+    table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
+    put(table, "/d/a.md", ["walrus colony", "ice floe census", "unrelated"])
+    put(table, "/d/b.md", ["narwhal tusk"])
+    raw = table._tbl  # make it look like an index from before the keyword scheme changed
+    rows = raw.search().select(["id", "title", "text"]).limit(100).to_arrow().to_pylist()
+    old = [normalize(f"{r['title']}\n{r['text']}") for r in rows]
+    data = pa.table({"id": [r["id"] for r in rows], "keywords": old})
+    raw.merge_insert("id").when_matched_update_all().execute(data)
+    raw.drop_columns(["keywords_version"])
+    vectors_before = raw.search().select(["id", "vector"]).limit(100).to_arrow().to_pylist()
+
+    again = ChunkTable.open(tmp_path / "db", "test-model", DIM)
+    assert again.keywords_stale()
+    census_id = next(r["id"] for r in rows if r["text"] == "ice floe census")
+    assert [h["id"] for h in again.keyword_search("census", 5)] == [census_id]
+    again.maintain()
+    assert not again.keywords_stale()
+    census = {h["id"] for h in again.keyword_search("census", 5)}
+    assert census == {r["id"] for r in rows if r["text"] in ("walrus colony", "ice floe census")}
+    assert [h["source"] for h in again.keyword_search("narwhal", 5)] == ["/d/b.md"]
+    vectors_after = again._tbl.search().select(["id", "vector"]).limit(100).to_arrow()
+    assert sorted(vectors_after.to_pylist(), key=str) == sorted(vectors_before, key=str)

@@ -14,7 +14,17 @@ that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop wo
   matches the rare whole token ``spec-112`` (high IDF) plus ``spec`` and ``112``, so the
   chunk holding the exact identifier ranks above chunks that only share a part.
 
-Documents and queries go through the same :func:`normalize`, so both sides agree.
+Documents and queries go through the same :func:`tokens`, so both sides agree.
+
+A chunk's keyword entry (:func:`section_keywords`) holds the document title, the chunk's
+own prefix (heading breadcrumb) and the words of the chunk **and of its neighbour on each
+side within the same section**. Chunks are small (~110 tokens, sized for the embedding
+model), and a passage's key words often sit one chunk away from the sentence that matches
+best; BM25 over a lone chunk misses the match split across a boundary. On BEIR SciFact
+(chunk-level BM25, first hit per document, nDCG@10) the window raised keyword search from
+0.670 to 0.683 (300 test queries) and 0.665 to 0.692 (809 train queries); two neighbours a
+side, the whole section, or the previous/next one only did no better. The price is ~2x
+keyword text: ~7 MB more index at 25k chunks.
 """
 
 from __future__ import annotations
@@ -22,15 +32,18 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["normalize", "normalize_query", "tokens"]
+__all__ = ["WINDOW", "normalize", "normalize_query", "section_keywords", "tokens"]
 
 # A run of letters/digits, optionally joined to more runs by identifier punctuation.
 _TOKEN = re.compile(r"[^\W_]+(?:[-_./:]+[^\W_]+)*")
 _PART = re.compile(r"[^\W_]+")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[a-z]")
+#: Neighbouring chunks on each side (same section) whose words a chunk's entry also holds.
+WINDOW = 1
 # Tokens longer than this are noise (base64, hashes of hashes); a GUID is 36 characters.
 _MAX_TOKEN = 64
 
@@ -114,3 +127,18 @@ def normalize(text: str) -> str:
 def normalize_query(query: str) -> str:
     """A query's terms, each once (repeating a query term would only re-weight it)."""
     return " ".join(dict.fromkeys(tokens(query)))
+
+
+def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> list[str]:
+    """The keyword-column entries of one section's chunks, given in order as
+    ``(text, body_start)``: title + the chunk's prefix + the bodies of the chunk and of
+    up to :data:`WINDOW` neighbours on each side (each body is tokenised once)."""
+    head = tokens(title)
+    bodies = [tokens(text[start:]) for text, start in chunks]
+    out = []
+    for i, (text, start) in enumerate(chunks):
+        terms = [*head, *tokens(text[:start])]
+        for body in bodies[max(0, i - WINDOW) : i + WINDOW + 1]:
+            terms.extend(body)
+        out.append(" ".join(terms))
+    return out

@@ -176,7 +176,8 @@ def reconcile(
         table.delete_sources(plan.to_delete)
         job.add("deleted", len(plan.to_delete))
     if not plan.tasks:
-        if plan.to_delete:
+        # An index from an older keyword scheme is rebuilt by a re-sync with no changes too.
+        if plan.to_delete or table.keywords_stale():
             table.maintain()
         return
     touched: list[Parsed] = []

@@ -35,8 +35,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_store import keyword_column as kwcol
 from minirag_store.errors import IndexMismatchError
-from minirag_store.keywords import normalize, normalize_query
+from minirag_store.keywords import normalize_query
 from minirag_store.vectors import VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ def _schema(dim: int, model_id: str) -> pa.Schema:
         ("ingested_at", pa.string()),
         ("ocr_engine", pa.string()),
         ("scheme_version", pa.int32()),
+        ("keywords_version", pa.int32()),  # see keyword_column.py
     ]
     meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
     return pa.schema([pa.field(n, t) for n, t in fields], metadata=meta)
@@ -263,9 +265,15 @@ class ChunkTable:
                     max_token_length=None,
                 )
 
+    def keywords_stale(self) -> bool:
+        """Whether some keyword entries predate the current scheme (:meth:`maintain`
+        rebuilds them from the stored rows, without re-embedding)."""
+        return kwcol.is_stale(self._tbl)
+
     def maintain(self) -> None:
         """Fold new rows into every index, compact fragments, delete old versions.
 
+        Keyword entries of an older scheme are rebuilt first (from the stored rows).
         Call once per ingest batch or sync, never per file. Compaction runs while queries
         go on (they read their own version's files, which it keeps); only the final
         removal of old versions holds the exclusive lock, briefly, so no in-process query
@@ -274,6 +282,8 @@ class ChunkTable:
         self._ensure_indexes()
         with self._write, warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
+            if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
+                kwcol.refresh_stale(self._tbl, _in_sources)
             self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
             with self._rw.exclusive():
                 self._tbl.optimize(cleanup_older_than=timedelta(0))
@@ -286,7 +296,8 @@ class ChunkTable:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         columns: dict[str, Any] = {f: [r[f] for r in rows] for f in ROW_FIELDS}
         columns["id"] = [chunk_id(r["source"], r["chunk_index"]) for r in rows]
-        columns["keywords"] = [normalize(f"{r['title']}\n{r['text']}") for r in rows]
+        columns["keywords"] = kwcol.keyword_column(rows)
+        columns[kwcol.VERSION_COLUMN] = [kwcol.KEYWORDS_VERSION] * len(rows)
         columns["ingested_at"] = [now] * len(rows)
         flat = pa.array(np.asarray(vectors, dtype=np.float16).reshape(-1), pa.float16())
         columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
@@ -312,7 +323,7 @@ class ChunkTable:
             self.delete_sources(unique)
             return
         data = self._arrow(rows, vectors)
-        scope = f"source IN ({', '.join(sql_str(s) for s in unique)})"
+        scope = _in_sources(unique)
         with self._write:
             (
                 self._tbl.merge_insert("id")
@@ -327,7 +338,7 @@ class ChunkTable:
         unique = list(dict.fromkeys(sources))
         if not unique:
             return 0
-        where = f"source IN ({', '.join(sql_str(s) for s in unique)})"
+        where = _in_sources(unique)
         with self._write:
             count = self._tbl.count_rows(where)
             if count:
@@ -473,6 +484,10 @@ async def _fts(table: Any, terms: str, limit: int, scope_sql: str | None) -> tup
         query = query.where(scope_sql)  # a prefilter: scoped hits are not crowded out
     found = await query.select(["id", "_score"]).limit(limit).to_arrow()
     return found, await table.version()
+
+
+def _in_sources(sources: Sequence[str]) -> str:
+    return f"source IN ({', '.join(sql_str(s) for s in sources)})"
 
 
 def _with_count(meta: SourceMeta, count: int) -> SourceMeta:

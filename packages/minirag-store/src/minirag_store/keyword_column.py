@@ -1,0 +1,89 @@
+"""The chunk table's ``keywords`` column: built from whole sources, rebuilt in place when
+an index was written by an older keyword scheme.
+
+The column is derived data (title, text and section of each chunk, see
+:func:`minirag_store.keywords.section_keywords`), so a change to how it is built does not
+need the documents re-read or re-embedded: :func:`refresh_stale` recomputes it from the
+stored rows. Each row records the :data:`KEYWORDS_VERSION` that wrote it; an index from
+before this column existed gets it with 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from minirag_store.keywords import section_keywords
+
+__all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "refresh_stale"]
+
+#: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`).
+KEYWORDS_VERSION = 2
+VERSION_COLUMN = "keywords_version"
+_ALL = 2**31 - 1
+_SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits
+_ROW_COLUMNS = ["id", "source", "title", "chunk_index", "text", "body_start", "parent_id"]
+
+
+def keyword_column(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The keyword entry of each row, in row order.
+
+    Rows are grouped by section, so ``rows`` must hold every chunk of each of their
+    sources (a replaced source always comes whole).
+    """
+    sections: dict[tuple[str, str], list[int]] = {}
+    for i, r in enumerate(rows):
+        # A chunk without a section has no neighbours: its own row index keys it alone.
+        key = (r["source"], r["parent_id"] or f"#{i}")
+        sections.setdefault(key, []).append(i)
+    out = [""] * len(rows)
+    for members in sections.values():
+        members.sort(key=lambda i: rows[i]["chunk_index"])
+        title = rows[members[0]]["title"]
+        pieces = [(rows[i]["text"], rows[i]["body_start"]) for i in members]
+        for i, entry in zip(members, section_keywords(title, pieces), strict=True):
+            out[i] = entry
+    return out
+
+
+def is_stale(table: Any) -> bool:
+    """Whether any row of the LanceDB ``table`` was written by an older keyword scheme."""
+    if VERSION_COLUMN not in table.schema.names:
+        return table.count_rows() > 0
+    return table.count_rows(f"{VERSION_COLUMN} < {KEYWORDS_VERSION}") > 0
+
+
+def refresh_stale(table: Any, in_sources: Callable[[Sequence[str]], str]) -> int:
+    """Recompute the keyword entries of every source that has a stale row (all of its
+    chunks: an entry holds its neighbours' words); returns how many rows were rewritten.
+
+    ``in_sources`` turns source keys into a SQL filter. The caller holds the write lock
+    and folds the rewritten rows into the full-text index afterwards (``optimize``).
+    """
+    import pyarrow as pa
+
+    if VERSION_COLUMN not in table.schema.names:
+        table.add_columns({VERSION_COLUMN: "CAST(0 AS INT)"})
+    stale = (
+        table.search()
+        .where(f"{VERSION_COLUMN} < {KEYWORDS_VERSION}")
+        .select(["source"])
+        .limit(_ALL)
+        .to_arrow()
+    )
+    sources = list(dict.fromkeys(stale.column("source").to_pylist()))
+    done = 0
+    for start in range(0, len(sources), _SOURCES_PER_WRITE):
+        where = in_sources(sources[start : start + _SOURCES_PER_WRITE])
+        rows = table.search().where(where).select(_ROW_COLUMNS).limit(_ALL).to_arrow()
+        rows = rows.to_pylist()
+        data = pa.table(
+            {
+                "id": pa.array([r["id"] for r in rows], pa.string()),
+                "keywords": pa.array(keyword_column(rows), pa.string()),
+                VERSION_COLUMN: pa.array([KEYWORDS_VERSION] * len(rows), pa.int32()),
+            }
+        )
+        table.merge_insert("id").when_matched_update_all().execute(data)
+        done += len(rows)
+    return done
