@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from minirag_chunker import chunk_markdown
 from minirag_chunker.detect import TABLE_ROW
@@ -126,6 +126,11 @@ def superadditive() -> Callable[[str], int]:
 
 @settings(max_examples=60, deadline=None)
 @given(markdown=document(), budget=st.integers(10, 60))
+@example(  # a fence over four budgets at the exact re-count: its pieces get the plain budget
+    markdown="<!-- Slide number: 1 -->\n\n0.\n\n```python\n0.\n0 0 0 0.\n"
+    "0 0 0 0 0 0 0 0 0 0 0 0 0.\n```\n\n<!-- Slide number: 2 -->\n\n0. 0. 0.\n",
+    budget=13,
+)
 def test_units_fit_even_when_counts_do_not_add_up(chunk_and_check, markdown, budget) -> None:
     """The per-unit re-count catches a counter that is not additive and re-cuts the unit."""
     chunk_and_check(markdown, superadditive(), budget=budget)

@@ -149,7 +149,10 @@ class SectionPacker:
         if fits:
             self.units.append((prefix, body))
         else:
-            self.units.extend(_refit(self.b.count, prefix, seed_len, self.pieces, self.limit))
+            # A raised limit was for one whole fence; once it has to be cut after all, the
+            # pieces get the plain budget, like any other cut block.
+            pieces, budget = self.pieces, self.b.budget
+            self.units.extend(_refit(self.b.count, prefix, seed_len, pieces, budget))
         self.pieces, self.used, self.parts, self.exact, self.sticky_only = [], 0, 0, True, True
         self.limit, self.prefix = self.b.budget, None
 
