@@ -25,7 +25,7 @@ def test_defaults_use_cwd_as_root_and_index_beside_documents(tmp_path: Path):
     assert cfg.model_name == DEFAULT_MODEL_NAME
     assert cfg.chunk_token_budget == 110
     assert cfg.model_max_tokens == 128
-    assert cfg.hybrid_weight == 0.5
+    assert cfg.hybrid_weight == 0.6 and cfg.fusion == "rrf"
     assert cfg.grouping is None and cfg.max_distance is None and cfg.max_files is None
     assert cfg.max_file_size == 104857600
     assert cfg.ocr_lang == "eslav" and cfg.ocr_min_chars_per_page == 25
@@ -104,6 +104,13 @@ def test_booleans_and_search_settings_parse(tmp_path: Path):
         0.0,
     )
     assert cfg.instructions_append == "Prefer document codes."
+
+
+def test_fusion_setting(tmp_path: Path):
+    assert load_config({"RAG_FUSION": " Score "}, cwd=tmp_path).fusion == "score"
+    assert load_config({"RAG_FUSION": ""}, cwd=tmp_path).fusion == "rrf"
+    with pytest.raises(ConfigError, match=r"RAG_FUSION must be 'rrf' .* or 'score', got 'rank'"):
+        load_config({"RAG_FUSION": "rank"}, cwd=tmp_path)
 
 
 def test_broken_config_index_reports_and_refuses(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""Z-score fusion against a reference implementation, and the result filters."""
+"""Both fusions (weighted RRF, z-scores) against reference implementations, and the filters."""
 
 from __future__ import annotations
 
@@ -7,7 +7,52 @@ import statistics
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from minirag_store.fusion import apply_filters, group_cutoff, limit_files, score_fuse, zscores
+from minirag_store.fusion import (
+    apply_filters,
+    group_cutoff,
+    limit_files,
+    rrf_fuse,
+    score_fuse,
+    zscores,
+)
+
+
+def reference_rrf(vector: list[str], keyword: list[str], w: float) -> dict[str, float]:
+    """The RRF formula as documented (k = 60), computed the obvious way."""
+    scores: dict[str, float] = {}
+    for rank, key in enumerate(vector):
+        if key not in vector[:rank]:
+            scores[key] = scores.get(key, 0.0) + (1 - w) / (60 + rank + 1)
+    for rank, key in enumerate(keyword):
+        if key not in keyword[:rank]:
+            scores[key] = scores.get(key, 0.0) + w / (60 + rank + 1)
+    return scores
+
+
+ranked = st.lists(st.sampled_from([f"c{i}" for i in range(30)]), max_size=40)
+
+
+@given(vector=ranked, keyword=ranked, weight=st.floats(0.0, 1.0))
+def test_rrf_matches_reference(vector, keyword, weight):
+    fused = rrf_fuse(vector, keyword, weight)
+    expected = reference_rrf(vector, keyword, weight)
+    assert {f.key for f in fused} == set(expected)
+    for f in fused:
+        assert f.score == pytest.approx(expected[f.key], abs=1e-12)
+    scores = [f.score for f in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+@given(vector=st.lists(st.sampled_from("abcdefgh"), unique=True),
+       keyword=st.lists(st.sampled_from("abcdefgh"), unique=True))  # fmt: skip
+def test_rrf_weight_one_is_keyword_order_then_vector_order(vector, keyword):
+    fused = [f.key for f in rrf_fuse(vector, keyword, 1.0)]
+    assert fused[: len(keyword)] == keyword
+    assert fused[len(keyword) :] == [k for k in vector if k not in keyword]
+
+
+def test_rrf_weight_zero_is_vector_order():
+    assert [f.key for f in rrf_fuse(["a", "b", "c"], ["c", "d"], 0.0)][:3] == ["a", "b", "c"]
 
 
 def reference_fusion(
@@ -38,7 +83,7 @@ sims = st.fixed_dictionaries({n: st.floats(-1.0, 1.0) for n in names})
 
 
 @given(vector=keys, keyword=scored, sim=sims, weight=st.floats(0.0, 1.0))
-def test_fusion_matches_reference(vector, keyword, sim, weight):
+def test_score_fusion_matches_reference(vector, keyword, sim, weight):
     fused = score_fuse(vector, keyword, sim, weight)
     expected = reference_fusion(vector, keyword, sim, weight)
     assert {f.key for f in fused} == set(expected)
@@ -54,14 +99,14 @@ def test_zscores_of_constant_values_are_zero():
     assert zscores([1.0, 3.0]) == [-1.0, 1.0]
 
 
-def test_weight_one_is_keyword_order_then_vector_order():
+def test_score_weight_one_is_keyword_order_then_vector_order():
     sim = {k: 0.5 for k in "abcdefgh"} | {"h": 0.9, "a": 0.1}
     keyword = [("c", 9.0), ("a", 5.0), ("e", 1.0)]
     fused = [f.key for f in score_fuse(["h", "b", "c", "d"], keyword, sim, 1.0)]
     assert fused == ["c", "a", "e", "h", "b", "d"]
 
 
-def test_weight_zero_is_similarity_order():
+def test_score_weight_zero_is_similarity_order():
     sim = {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.95}
     fused = score_fuse(["a", "b", "c"], [("c", 12.0), ("d", 3.0)], sim, 0.0)
     assert [f.key for f in fused] == ["d", "a", "b", "c"]

@@ -237,3 +237,18 @@ def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
     hits = keyword_only.query("descaling citric acid", top_k=3)["results"]
     assert hits[0]["source"] == str(root / "boiler.md")
     index.close()
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "score"])
+def test_both_fusions_find_paraphrases_and_exact_identifiers(corpus_index, with_config, fusion):
+    """RAG_FUSION picks the fusion (RRF by default); both keep what hybrid search is for."""
+    _index, root = corpus_index
+    index = with_config(fusion=fusion)
+    paraphrase = index.query("How long should a loaf stay in the oven?", top_k=3)
+    assert _first(paraphrase) == str(root / "en/bread.md")
+    identifier = index.query("QX-7731 weather", top_k=5)["results"][0]
+    assert identifier["source"] == str(root / "en/recipe.md")
+    scores = [h["score"] for h in paraphrase["results"]]
+    assert scores == sorted(scores, reverse=True)
+    if fusion == "rrf":  # each side adds at most w / 61 or (1 - w) / 61
+        assert all(0 < s <= 1 / 61 for s in scores)

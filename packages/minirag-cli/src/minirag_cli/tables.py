@@ -31,6 +31,7 @@ _STATUS_LABELS = {
     "modelPath": "model path",
     "chunkTokenBudget": "chunk token budget",
     "hybridWeight": "hybrid weight",
+    "fusion": "fusion",
     "grouping": "grouping",
     "maxDistance": "max distance",
     "maxFiles": "max files",

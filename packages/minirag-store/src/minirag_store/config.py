@@ -30,7 +30,10 @@ DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v
 DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 MIN_CHUNK_TOKEN_BUDGET = 16
-DEFAULT_HYBRID_WEIGHT = 0.5  # equal z-score weights: see fusion.py for the measurements
+DEFAULT_HYBRID_WEIGHT = 0.6
+#: How the two rankings are fused (RAG_FUSION): weighted RRF, the documented behaviour, or
+#: weighted z-scores of cosine and BM25 (see fusion.py for what each measured).
+FUSIONS = ("rrf", "score")
 DEFAULT_OCR_MIN_CHARS = 25
 
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
@@ -76,6 +79,7 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     chunk_token_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
     hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
+    fusion: str = "rrf"
     grouping: Grouping | None = None
     max_distance: float | None = None
     max_files: int | None = None
@@ -199,11 +203,17 @@ def _search_settings(env: Mapping[str, str]) -> dict:
         raise ConfigError(
             f"RAG_GROUPING must be 'similar' or 'related' (or unset), got {env['RAG_GROUPING']!r}"
         )
+    fusion = env.get("RAG_FUSION", "").strip().lower() or "rrf"
+    if fusion not in FUSIONS:
+        raise ConfigError(
+            f"RAG_FUSION must be 'rrf' (the default) or 'score', got {env['RAG_FUSION']!r}"
+        )
     max_distance = _float(env, "RAG_MAX_DISTANCE")
     if max_distance is not None and max_distance < 0:
         raise ConfigError(f"RAG_MAX_DISTANCE must be 0 or more, got {max_distance}")
     return {
         "hybrid_weight": weight,
+        "fusion": fusion,
         "grouping": grouping,
         "max_distance": max_distance,
         "max_files": _int(env, "RAG_MAX_FILES", None, 1),

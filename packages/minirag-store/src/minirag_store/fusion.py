@@ -1,20 +1,24 @@
-"""Score fusion and result filters: pure functions over scored ids, no LanceDB.
+"""Fusion of the vector and keyword rankings, and the result filters: pure, no LanceDB.
 
-The vector and keyword sides are fused by a weighted sum of **standardised scores**
-(z-scores) over the union of both sides' candidates:
-``score = (1 − w)·z(cosine) + w·z(bm25)``. A cosine similarity and a BM25 score live on
-incomparable scales, so each is centred and scaled by its own spread over the candidates;
-unlike reciprocal rank fusion this keeps *how much* better a candidate scored, not only its
-position. Every candidate has an exact cosine (the caller computes it for keyword-only
-candidates too); a candidate the keyword side did not return has BM25 0, the score of a
-chunk that shares no query term.
+Two fusions, chosen by ``RAG_FUSION``, both weighted by ``RAG_HYBRID_WEIGHT`` = ``w``:
+
+* ``rrf`` (the default, the documented behaviour): weighted reciprocal rank fusion by
+  *position*, ``score = (1 − w) / (60 + r_vec + 1) + w / (60 + r_kw + 1)`` with 0-based
+  ranks; a side that did not return a candidate contributes nothing. A cosine distance
+  and a BM25 score live on incomparable scales, and ranks sidestep that.
+* ``score``: a weighted sum of **standardised scores** (z-scores) over the union of both
+  sides' candidates, ``score = (1 − w)·z(cosine) + w·z(bm25)``. Each side is centred and
+  scaled by its own spread over the candidates, so unlike RRF it keeps *how much* better
+  a candidate scored, not only its position. Every candidate has an exact cosine (the
+  caller computes it for keyword-only candidates too); a candidate the keyword side did
+  not return has BM25 0, the score of a chunk that shares no query term.
 
 Measured on BEIR SciFact (all-MiniLM-L6-v2, chunk level, first hit per document,
-nDCG@10, 300 test / 809 train queries, the same candidates and keyword column): weighted
-RRF (k=60, w=0.6) 0.723 / 0.718; this fusion at w=0.5 0.730 / 0.731 (w=0.6: 0.729 /
-0.729). RRF with k 10–100 and w 0.5–0.6 stayed within 0.716–0.728, min-max scaling within
-0.720–0.729. With the neighbour-window keyword column (:mod:`minirag_store.keywords`) the
-gap is wider: RRF 0.729 / 0.730, this fusion 0.741 / 0.738.
+nDCG@10, 300 test / 809 train queries, the same candidates): with the neighbour-window
+keyword column (:mod:`minirag_store.keywords`) RRF at w=0.6 gives 0.729 / 0.730 and the
+score fusion 0.741 / 0.738 (at w=0.5; 0.739 at 0.6). Without that column: RRF 0.723 /
+0.718, score fusion 0.730 / 0.731; RRF with k 10–100 and w 0.5–0.6 stayed within
+0.716–0.728, a min-max scaled sum within 0.720–0.729.
 """
 
 from __future__ import annotations
@@ -26,15 +30,20 @@ from itertools import pairwise
 from typing import Generic, TypeVar
 
 __all__ = [
+    "RRF_K",
     "Fused",
     "apply_filters",
     "group_cutoff",
     "limit_files",
+    "rrf_fuse",
+    "rrf_score",
     "score_fuse",
     "zscores",
 ]
 
+RRF_K = 60
 K = TypeVar("K", bound=Hashable)
+_INF = float("inf")
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,38 @@ class Fused(Generic[K]):
     score: float
     vector_rank: int | None
     keyword_rank: int | None
+
+
+def rrf_score(vector_rank: int | None, keyword_rank: int | None, weight: float) -> float:
+    """The weighted RRF score of one candidate (ranks are 0-based, None = not returned)."""
+    score = 0.0
+    if vector_rank is not None:
+        score += (1.0 - weight) / (RRF_K + vector_rank + 1)
+    if keyword_rank is not None:
+        score += weight / (RRF_K + keyword_rank + 1)
+    return score
+
+
+def rrf_fuse(vector: Sequence[K], keyword: Sequence[K], weight: float) -> list[Fused[K]]:
+    """Fuse two rankings of keys by weighted RRF, best first.
+
+    Ties (e.g. every vector-only candidate at ``weight == 1``) keep the vector order,
+    then the keyword order, so the output is deterministic.
+    """
+    vec_rank = {key: i for i, key in reversed(list(enumerate(vector)))}
+    kw_rank = {key: i for i, key in reversed(list(enumerate(keyword)))}
+    keys = list(dict.fromkeys([*vector, *keyword]))
+    fused = []
+    for k in keys:
+        v, w = vec_rank.get(k), kw_rank.get(k)
+        fused.append(Fused(k, rrf_score(v, w, weight), v, w))
+
+    def order(f: Fused[K]) -> tuple[float, float, float]:
+        v = _INF if f.vector_rank is None else f.vector_rank
+        w = _INF if f.keyword_rank is None else f.keyword_rank
+        return (-f.score, v, w)
+
+    return sorted(fused, key=order)
 
 
 def zscores(values: Sequence[float]) -> list[float]:

@@ -1,4 +1,5 @@
-"""Hybrid search: vector + keyword top-N → weighted z-score fusion → filters → hits + parents."""
+"""Hybrid search: vector + keyword top-N → weighted RRF (or score fusion) → filters → hits
++ parents."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.errors import InvalidArgumentError
-from minirag_store.fusion import apply_filters, score_fuse
+from minirag_store.fusion import Fused, apply_filters, rrf_fuse, score_fuse
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 from minirag_store.table import scope_filter
@@ -65,20 +66,16 @@ def run_query(
     # (which releases the GIL) instead of waiting behind it.
     pending = _pool().submit(table.keyword_search, query, fetch, where) if weight > 0 else None
     query_vector = embedder.embed_query(query)
+    rrf = config.fusion == "rrf"
+    vec_rows = table.vector_search(query_vector, fetch, scopes) if rrf else []
     kw_rows = pending.result() if pending is not None else []
     # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
     kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
-    # The fusion needs every candidate's cosine: the vector pass scores the keyword hits
-    # too (waiting for them here costs no latency: they finish during the embedding).
-    vec_rows, similarity = table.vector_search_scoring(
-        query_vector, fetch, scopes, [r["id"] for r in kw_rows]
-    )
-    kw_rows = [r for r in kw_rows if r["id"] in similarity]  # gone since the search: left out
-    similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})
-    cands: dict[str, dict[str, Any]] = {r["id"]: r for r in kw_rows}
-    cands.update({r["id"]: r for r in vec_rows})
-    keyword = [(r["id"], r["_score"]) for r in kw_rows]
-    fused = score_fuse([r["id"] for r in vec_rows], keyword, similarity, weight)
+    if rrf:
+        cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
+        fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
+    else:
+        fused, cands = _score_fusion(table, query_vector, fetch, scopes, kw_rows, weight=weight)
     pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
     kept = apply_filters(
         pairs,
@@ -102,6 +99,30 @@ def run_query(
         if notice:
             result["notice"] = notice
     return result
+
+
+def _score_fusion(
+    table: Any,
+    query_vector: Any,
+    fetch: int,
+    scopes: Sequence[str] | None,
+    kw_rows: list[dict[str, Any]],
+    *,
+    weight: float,
+) -> tuple[list[Fused[str]], dict[str, dict[str, Any]]]:
+    """``RAG_FUSION=score``: the fused candidates and every candidate row by id.
+
+    The fusion needs every candidate's cosine, so the vector pass also scores the
+    keyword hits (one pass over the vectors either way).
+    """
+    vec_rows, similarity = table.vector_search_scoring(
+        query_vector, fetch, scopes, [r["id"] for r in kw_rows]
+    )
+    kw_rows = [r for r in kw_rows if r["id"] in similarity]  # gone since the search: left out
+    similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})
+    cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
+    keyword = [(r["id"], r["_score"]) for r in kw_rows]
+    return score_fuse([r["id"] for r in vec_rows], keyword, similarity, weight), cands
 
 
 def _fetch(

@@ -50,6 +50,7 @@ def _config_fields(config: Config) -> StatusResult:
         "modelPath": str(config.model_path) if config.model_path else None,
         "chunkTokenBudget": config.chunk_token_budget,
         "hybridWeight": config.hybrid_weight,
+        "fusion": config.fusion,
         "grouping": config.grouping,
         "maxDistance": config.max_distance,
         "maxFiles": config.max_files,
