@@ -2,7 +2,8 @@
 
 The corpus goes through the real pipeline (real chunker, real offline model, real
 LanceDB). Filler passages about weather make the index larger than one vector window
-(N = max(4·topK, 50)) and than the topK cap (100), so those behaviours are observable.
+(max(10·topK, 100) candidates) and than the topK cap (100), so those behaviours are
+observable.
 """
 
 from __future__ import annotations

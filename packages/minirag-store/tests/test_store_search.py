@@ -99,11 +99,11 @@ def test_weight_one_gives_keyword_order(corpus_index, with_config):
 
 def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config):
     index, _ = corpus_index
-    query = "QX-7731 weather"
-    unfiltered = index.query(query, top_k=20)["results"]
+    query = "QX-7731 weather"  # top_k 10: a 100-row vector window, smaller than the index
+    unfiltered = index.query(query, top_k=10)["results"]
     assert any(h["distance"] is None for h in unfiltered)
     cutoff = sorted(h["distance"] for h in unfiltered if h["distance"] is not None)[5]
-    filtered = with_config(max_distance=cutoff).query(query, top_k=20)["results"]
+    filtered = with_config(max_distance=cutoff).query(query, top_k=10)["results"]
     assert filtered
     assert all(h["distance"] is not None and h["distance"] <= cutoff for h in filtered)
     kept = [h["chunkIndex"] for h in unfiltered if h["distance"] is not None]
@@ -112,11 +112,11 @@ def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config)
 
 def test_grouping_cuts_at_a_gap_and_keeps_order(corpus_index, with_config):
     index, _ = corpus_index
-    query = "QX-7731 weather"  # top_k 12 keeps the window at 50: the same candidates
-    plain = index.query(query, top_k=12)["results"]
+    query = "QX-7731 weather"  # top_k 10 keeps the window at 100, below the index size
+    plain = index.query(query, top_k=10)["results"]
     keys = [(h["source"], h["chunkIndex"]) for h in plain]
-    similar = with_config(grouping="similar").query(query, top_k=12)["results"]
-    related = with_config(grouping="related").query(query, top_k=12)["results"]
+    similar = with_config(grouping="similar").query(query, top_k=10)["results"]
+    related = with_config(grouping="related").query(query, top_k=10)["results"]
     for grouped in (similar, related):
         got = [(h["source"], h["chunkIndex"]) for h in grouped]
         assert got == [k for k in keys if k in got]  # a subsequence: order unchanged

@@ -30,9 +30,18 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=4, thread_name_prefix="minirag-keyword")
 
 
-def candidate_count(top_k: int) -> int:
-    """How many candidates each side fetches: max(4·topK, 50)."""
-    return max(4 * top_k, 50)
+def candidate_count(top_k: int) -> tuple[int, int]:
+    """How many candidates the vector and the keyword side fetch: max(10·topK, 100) and
+    max(4·topK, 50).
+
+    RRF rewards a chunk both sides rank well, which only counts when each list is long
+    enough to hold the other side's good hits. On SciFact (RRF, w=0.6, nDCG@10 of the top
+    30, test / train queries) 120 candidates a side gave 0.729 / 0.730; 300 vector and 120
+    keyword candidates 0.731 / 0.731, the same as 300 a side (0.731 / 0.732) at less CPU:
+    a deeper vector list costs one partial sort (the pass scores every row anyway), a
+    deeper keyword list a slower BM25 search.
+    """
+    return max(10 * top_k, 100), max(4 * top_k, 50)
 
 
 def _check(query: str, top_k: int) -> int:
@@ -59,15 +68,15 @@ def run_query(
     embedder = index.embedder()
     table = index.table()
     where = scope_filter(scopes)
-    fetch = candidate_count(top_k)
+    vector_n, keyword_n = candidate_count(top_k)
     weight = config.hybrid_weight
 
     # The keyword side needs no embedding: start it first so it overlaps the ONNX call
     # (which releases the GIL) instead of waiting behind it.
-    pending = _pool().submit(table.keyword_search, query, fetch, where) if weight > 0 else None
+    pending = _pool().submit(table.keyword_search, query, keyword_n, where) if weight > 0 else None
     query_vector = embedder.embed_query(query)
     rrf = config.fusion == "rrf"
-    vec_rows = table.vector_search(query_vector, fetch, scopes) if rrf else []
+    vec_rows = table.vector_search(query_vector, vector_n, scopes) if rrf else []
     kw_rows = pending.result() if pending is not None else []
     # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
     kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
@@ -75,7 +84,7 @@ def run_query(
         cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
         fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
     else:
-        fused, cands = _score_fusion(table, query_vector, fetch, scopes, kw_rows, weight=weight)
+        fused, cands = _score_fusion(table, query_vector, vector_n, scopes, kw_rows, weight=weight)
     pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
     kept = apply_filters(
         pairs,
