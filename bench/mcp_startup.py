@@ -237,15 +237,15 @@ def report(rows: dict[str, list[float]], docs: int, phases: dict[str, float]) ->
         "warm": "  later query_documents (warm)",
     }
     print(f"\nindex: {docs} documents; {len(rows['bare'])} runs each\n")
-    print(f"| {'measure':<45} | median ms | min ms | - bare ms |")
-    print(f"|{'-' * 47}|-----------|--------|-----------|")
+    print(f"| {'measure':<46} | median ms | min ms | - bare ms |")
+    print(f"|{'-' * 48}|-----------|--------|-----------|")
     for key, label in labels.items():
         extra = (
             f"{ms[key] - ms['bare']:9.0f}"
             if key in ("fastmcp", "imports", "handshake", "discover")
             else " " * 9
         )
-        print(f"| {label:<45} | {ms[key]:9.0f} | {low[key]:6.0f} | {extra} |")
+        print(f"| {label:<46} | {ms[key]:9.0f} | {low[key]:6.0f} | {extra} |")
     gap = ms["handshake"] - ms["bare"]
     verdict = "meets" if gap <= 300 else "misses"
     print(
