@@ -28,8 +28,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from minirag_store import keyword_column as kwcol
 from minirag_store.errors import IndexMismatchError
 from minirag_store.keywords import normalize_query
+from minirag_store.rwlock import ReadWriteLock
 from minirag_store.vectors import VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
@@ -127,44 +127,6 @@ def _schema(dim: int, model_id: str) -> pa.Schema:
     return pa.schema([pa.field(n, t) for n, t in fields], metadata=meta)
 
 
-class _ReadWriteLock:
-    """Many readers or one exclusive holder: old-version cleanup must not pull files
-    from under a query that is still reading them. A waiting exclusive holder goes
-    first (new readers queue behind it), so a stream of queries cannot starve cleanup."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-        self._waiting = 0
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._writer and not self._waiting)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            self._cond.wait_for(lambda: not self._writer and self._readers == 0)
-            self._waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
-
-
 def stored_model(table: Any) -> tuple[str, int]:
     """The ``(model id, dimension)`` recorded in a table ('', 0 when none is)."""
     meta = table.schema.metadata or {}
@@ -192,7 +154,7 @@ class ChunkTable:
         self.db_path = db_path
         self.model_id = model_id
         self.dim = dim
-        self._rw = _ReadWriteLock()
+        self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._snap: VectorSnapshot | None = None
         self._snap_lock = threading.Lock()
