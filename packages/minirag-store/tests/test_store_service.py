@@ -111,3 +111,23 @@ def test_small_writes_are_found_at_once_and_maintained_in_batches(make_index, mo
     assert len(passes) == 2
     reopened = make_index()
     assert {f["source"] for f in reopened.list_files()["files"]} == {"notes/a", "notes/c"}
+
+
+def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make_index, index_env):
+    """The latest table version is looked up at most every _VERSION_FRESH_S: another
+    Index (or process) writing shows up in this one's searches after that, not never."""
+    import time
+
+    from minirag_store import table as table_module
+
+    writer = make_index()
+    writer.ingest_data("Lunch is served at noon in the atrium.", "notes/lunch", "text")
+    reader = Index.open(index_env)
+    try:
+        assert reader.query("lunch atrium")["results"]  # looks the version up now
+        writer.ingest_data("The quokkatron calibrates sprockets nightly.", "notes/q", "text")
+        time.sleep(table_module._VERSION_FRESH_S + 0.1)
+        found = [h["source"] for h in reader.query("quokkatron sprockets")["results"]]
+        assert found[0] == "notes/q"
+    finally:
+        reader.close()

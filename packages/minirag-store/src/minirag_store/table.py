@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -51,6 +53,8 @@ _META_MODEL = b"minirag.model"
 _META_DIM = b"minirag.dim"
 _KEEP_ALL = timedelta(days=36500)  # an optimize() that prunes nothing
 _ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
+#: How long a looked-up latest table version is trusted before asking LanceDB again.
+_VERSION_FRESH_S = 0.25
 #: Columns a search hit or a read needs (never the vector, never the keyword column).
 HIT_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
 HIT_COLUMNS += ["parent_id"]
@@ -158,6 +162,7 @@ class ChunkTable:
         self._write = threading.Lock()
         self._snap: VectorSnapshot | None = None
         self._snap_lock = threading.Lock()
+        self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
 
     @classmethod
     def open(cls, db_path: Path, model_id: str, dim: int) -> ChunkTable:
@@ -210,7 +215,7 @@ class ChunkTable:
     def _ensure_indexes(self) -> None:
         """Create missing indexes (on an empty table too: later rows are folded in)."""
         have = {tuple(ix.columns) for ix in self._tbl.list_indices()}
-        with self._write, warnings.catch_warnings():
+        with self._writing(), warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             for column in ("source", "parent_id", "id"):
                 if (column,) not in have:
@@ -242,7 +247,7 @@ class ChunkTable:
         reads a file being deleted.
         """
         self._ensure_indexes()
-        with self._write, warnings.catch_warnings():
+        with self._writing(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
             if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, _in_sources)
@@ -286,7 +291,7 @@ class ChunkTable:
             return
         data = self._arrow(rows, vectors)
         scope = _in_sources(unique)
-        with self._write:
+        with self._writing():
             (
                 self._tbl.merge_insert("id")
                 .when_matched_update_all()
@@ -301,7 +306,7 @@ class ChunkTable:
         if not unique:
             return 0
         where = _in_sources(unique)
-        with self._write:
+        with self._writing():
             count = self._tbl.count_rows(where)
             if count:
                 self._tbl.delete(where)
@@ -309,7 +314,7 @@ class ChunkTable:
 
     def touch(self, source: str, mtime: float) -> None:
         """Record a new mtime for a source whose content hash did not change."""
-        with self._write:
+        with self._writing():
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
@@ -382,9 +387,31 @@ class ChunkTable:
         return {r["id"]: r for r in snap.rows(found)}
 
     # ------------------------------------------------------------------- search
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The write lock; a write also drops the cached latest version."""
+        with self._write:
+            try:
+                yield
+            finally:
+                self._version_seen = None
+
+    def _latest_version(self) -> int:
+        """The table's latest version, asked of LanceDB at most every
+        :data:`_VERSION_FRESH_S` (each ask is a hop to its event loop, ~0.45 ms, and a
+        query asks twice). This process's own writes are seen at once; another
+        process's commit within that interval."""
+        now = time.monotonic()
+        seen = self._version_seen
+        if seen is not None and now - seen[0] < _VERSION_FRESH_S:
+            return seen[1]
+        version: int = self._tbl.version
+        self._version_seen = (now, version)
+        return version
+
     def _snapshot(self, version: int | None = None) -> VectorSnapshot:
         """The snapshot of the table's latest ``version`` (read now when not given)."""
-        current: int = self._tbl.version if version is None else version
+        current = self._latest_version() if version is None else version
         snap = self._snap
         if snap is None or snap.version != current:
             with self._snap_lock:
