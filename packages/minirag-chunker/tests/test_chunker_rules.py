@@ -287,8 +287,13 @@ def test_underlines_that_are_not_setext_headings(chunk_and_check, token_counter,
     assert all(s.label == "" for s in result.sections)
 
 
-def test_a_fence_past_the_section_cap_is_cut_at_its_blank_lines(chunk_and_check, token_counter):
-    """A hit in a long listing hands back a bounded section, and read-back is exact."""
+@pytest.mark.parametrize("budget", [110, 400])
+def test_a_fence_past_the_section_cap_is_cut_at_its_blank_lines(
+    chunk_and_check, token_counter, budget
+):
+    """A hit in a long listing hands back a bounded section, and read-back is exact; a
+    piece of the cut fence never gets the whole fence's over-budget allowance (at 400 a
+    piece would fit in four budgets)."""
     from minirag_chunker.blocks import SECTION_MAX_CHARS
 
     functions = [
@@ -299,7 +304,7 @@ def test_a_fence_past_the_section_cap_is_cut_at_its_blank_lines(chunk_and_check,
     fence = "```python\n" + "\n\n".join(functions) + "\n```"
     assert len(fence) > 2 * SECTION_MAX_CHARS
     md = f"# Billing\n\nThe billing run applies every step in order.\n\n{fence}\n\nDone."
-    result = chunk_and_check(md, token_counter)
+    result = chunk_and_check(md, token_counter, budget=budget)
     holding = [s for s in result.sections if "def step_" in s.text]
     assert len(holding) >= 3
     assert all(len(s.text) <= SECTION_MAX_CHARS + 200 for s in holding)  # + the heading

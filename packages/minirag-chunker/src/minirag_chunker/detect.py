@@ -30,8 +30,8 @@ SETEXT_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
 # Lines that cannot be a Setext heading's text: indented code, list items, quotes, table
 # rows, HTML, ATX headings (CommonMark gives them their own meaning first).
 _NOT_SETEXT_TEXT = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}[|<#])")
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
 # The real transcripts this was calibrated on have ~50% of non-blank lines matching
 # STAMP_LINE (stamp and speech alternate) and other documents ~0%: 15% sits in the gap.
@@ -118,13 +118,13 @@ def _closed_fences(lines: tuple[str, ...]) -> dict[int, int]:
     """
     closers: dict[str, list[int]] = {"`": [], "~": []}
     for i, line in enumerate(lines):
-        match = _FENCE_CLOSE.match(line)
+        match = FENCE_CLOSE.match(line)
         if match:
             closers[match.group(1)[0]].append(i)
     fences: dict[int, int] = {}
     i = 0
     while i < len(lines):
-        match = _FENCE_OPEN.match(lines[i])
+        match = FENCE_OPEN.match(lines[i])
         end = _find_closer(lines, closers, i, match.group(1)) if match else None
         if end is None:
             i += 1

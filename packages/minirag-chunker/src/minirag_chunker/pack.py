@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from minirag_chunker.blocks import Block
 from minirag_chunker.context import pick
+from minirag_chunker.detect import FENCE_CLOSE, FENCE_OPEN
 from minirag_chunker.sections import RawSection
 from minirag_chunker.tables import header_size
 from minirag_chunker.tokens import take_prefix
@@ -237,7 +238,10 @@ class SectionPacker:
         tokens = self.b.count(whole)
         if self._whole(whole, tokens):
             return
-        ceiling = ATOMIC_FENCE_BUDGETS * self.b.budget
+        # Only a whole fence may run over the budget; a piece of one cut at the section cap
+        # is cut at lines like any long code.
+        whole_fence = FENCE_CLOSE.match(text.rsplit("\n", 1)[-1]) and FENCE_OPEN.match(text)
+        ceiling = (ATOMIC_FENCE_BUDGETS if whole_fence else 1) * self.b.budget
         # only a light unit (say, the heading above) may ride along over the budget
         if self.pieces and (not self._light() or self._room() - self.limit + ceiling < tokens):
             self._flush()
