@@ -310,3 +310,20 @@ def test_a_fence_past_the_section_cap_is_cut_at_its_blank_lines(
     assert all(len(s.text) <= SECTION_MAX_CHARS + 200 for s in holding)  # + the heading
     # cut only where the code already had a blank line: the document reads back unchanged
     assert "\n\n".join(s.text for s in result.sections) == md
+
+
+def test_a_long_fence_with_double_blank_lines_cuts_into_pieces_with_text(
+    chunk_and_check, token_counter
+):
+    """Cut at the last blank line of a run: no piece (and no unit) starts as a bare newline."""
+    functions = [
+        f"def f{n}():\n    return {n}  # the value of step {n} in the run" for n in range(120)
+    ]
+    md = "```python\n" + "\n\n\n".join(functions) + "\n```"
+    from minirag_chunker.blocks import build_blocks
+    from minirag_chunker.detect import scan
+
+    pieces = [b.text for b in build_blocks(scan(md), "generic") if b.kind == "fence"]
+    assert len(pieces) >= 2 and not any(p.startswith("\n") for p in pieces)
+    result = chunk_and_check(md, token_counter, budget=20)
+    assert "\n\n".join(s.text for s in result.sections) == md

@@ -35,6 +35,8 @@ BlockKind = Literal["heading", "marker", "text", "table", "fence"]
 SECTION_MAX_CHARS = 4000
 # Where one long line is cut when it must be: after sentence-ending punctuation.
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+# Where a long fence may be cut: a blank line (the last of a run of them).
+_FENCE_GAP = re.compile(r"\n\n(?!\n)")
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,8 @@ def _cap(block: Block) -> list[Block]:
         return [block]
     if block.kind == "fence":
         parts: list[str] = []
-        for stretch in block.text.split("\n\n"):
+        # The last blank line of a run is the cut, so no piece starts with a newline.
+        for stretch in _FENCE_GAP.split(block.text):
             fits = len(stretch) <= SECTION_MAX_CHARS
             parts.extend([stretch] if fits else _pack(stretch.split("\n"), "\n", SECTION_MAX_CHARS))
         return [Block("fence", piece) for piece in _pack(parts, "\n\n", SECTION_MAX_CHARS)]
