@@ -1,6 +1,7 @@
 """Search reads hit rows and parent sections from the in-memory snapshot, not from disk:
 these check that what it serves equals what is on disk, and that another writer's commit
-(another Index object or process on the same folder) shows up at the next call."""
+(another Index object or process on the same folder) shows up at the next keyword search,
+which reads the latest version with its hits (a vector-only read within 0.25 s)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,28 @@ def test_another_writers_commit_is_seen_at_once(tmp_path):
     assert set(reader.rows_by_id([hits[0]["id"], "x"])) == {hits[0]["id"]}
     nearest = reader.vector_search(np.ones(DIM), 5)
     assert [r["id"] for r in nearest] == [hits[0]["id"]]
+
+
+def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, monkeypatch):
+    """The keyword side reads the new version with its hits; the vector side and the
+    parent look-up must reuse that snapshot, not reload under the cached older version."""
+    import minirag_store.table as table_module
+
+    reader = ChunkTable.open(tmp_path / "db", "m", DIM)
+    writer = ChunkTable.open(tmp_path / "db", "m", DIM)
+    _put(writer, "/d/a.md", ["walrus notes", "second chunk"], seed=5)
+    reader.vector_search(np.ones(DIM), 5)  # caches the latest version and its snapshot
+    _put(writer, "/d/b.md", ["narwhal notes"], seed=6)
+    loads: list[int] = []
+    load = table_module.load_snapshot
+
+    def counted(*args, **kwargs):
+        loads.append(1)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(table_module, "load_snapshot", counted)
+    hits = reader.keyword_search("narwhal", 5)
+    assert [h["source"] for h in hits] == ["/d/b.md"]
+    assert "/d/b.md" in {r["source"] for r in reader.vector_search(np.ones(DIM), 5)}
+    assert reader.parent_chunks([hits[0]["parent_id"]])[hits[0]["parent_id"]]
+    assert len(loads) == 1

@@ -410,13 +410,24 @@ class ChunkTable:
         return version
 
     def _snapshot(self, version: int | None = None) -> VectorSnapshot:
-        """The snapshot of the table's latest ``version`` (read now when not given)."""
-        current = self._latest_version() if version is None else version
+        """A snapshot at least as new as ``version`` (the latest one when not given).
+
+        An explicit version (the keyword search reads it with its hits) also refreshes
+        the cached latest version, so a query's vector side does not reload the older
+        one right after its keyword side loaded the newer.
+        """
+        if version is None:
+            current = self._latest_version()
+        else:
+            current = version
+            seen = self._version_seen
+            if seen is None or version > seen[1]:
+                self._version_seen = (time.monotonic(), version)
         snap = self._snap
-        if snap is None or snap.version != current:
+        if snap is None or snap.version < current:
             with self._snap_lock:
                 snap = self._snap
-                if snap is None or snap.version != current:
+                if snap is None or snap.version < current:
                     snap = load_snapshot(self._tbl, current, self.dim, _ALL)
                     self._snap = snap
         return snap
