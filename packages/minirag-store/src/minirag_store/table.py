@@ -40,7 +40,7 @@ from minirag_store import keyword_column as kwcol
 from minirag_store.errors import IndexMismatchError
 from minirag_store.keywords import normalize_query
 from minirag_store.rwlock import ReadWriteLock
-from minirag_store.vectors import VectorSnapshot, load_snapshot
+from minirag_store.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,9 +55,6 @@ _KEEP_ALL = timedelta(days=36500)  # an optimize() that prunes nothing
 _ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 #: How long a looked-up latest table version is trusted before asking LanceDB again.
 _VERSION_FRESH_S = 0.25
-#: Columns a search hit or a read needs (never the vector, never the keyword column).
-HIT_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
-HIT_COLUMNS += ["parent_id"]
 _META_COLUMNS = ["source", "source_type", "title", "file_hash", "mtime", "size"]
 _META_COLUMNS += ["scheme_version", "ocr_engine"]
 
@@ -249,7 +246,7 @@ class ChunkTable:
         self._ensure_indexes()
         with self._writing(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
-            if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
+            if self.keywords_stale():  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, _in_sources)
             self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
             with self._rw.exclusive():
@@ -365,7 +362,7 @@ class ChunkTable:
             where += f" AND chunk_index >= {int(first)}"
         if last is not None:
             where += f" AND chunk_index <= {int(last)}"
-        rows = self._rows(where, HIT_COLUMNS)
+        rows = self._rows(where, ROW_COLUMNS)
         return sorted(rows, key=lambda r: r["chunk_index"])
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
