@@ -8,10 +8,15 @@ observable.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
+# pytest runs with --import-mode=importlib, so test modules can import a helper module
+# only when this folder is on sys.path; store_rows has a name no other package's tests use.
+sys.path.insert(0, str(Path(__file__).parent))
 
 CORPUS: dict[str, str] = {
     "en/bread.md": (

@@ -5,34 +5,15 @@ which reads the latest version with its hits (a vector-only read within 0.25 s).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from minirag_store.table import ChunkTable, parent_key
-
-DIM = 8
+from store_rows import DIM, chunk_rows
 
 
 def _put(table: ChunkTable, source: str, texts: list[str], seed: int = 0) -> None:
-    rows = [
-        {
-            "source": source,
-            "source_type": "file",
-            "title": f"title of {Path(source).name}",
-            "chunk_index": i,
-            "text": text,
-            "body_start": i % 3,
-            "parent_id": parent_key(source, i // 2),
-            "file_hash": "h",
-            "mtime": 1.0,
-            "size": 1,
-            "ocr_engine": "",
-            "scheme_version": 1,
-        }
-        for i, text in enumerate(texts)
-    ]
-    vectors = np.random.default_rng(seed).standard_normal((len(texts), DIM))
-    table.replace_sources([source], rows, vectors / np.linalg.norm(vectors, axis=1)[:, None])
+    # varied prefix lengths, so the snapshot's reconstruction offsets are exercised
+    rows, vectors = chunk_rows(source, texts, body_start=lambda i: i % 3, seed=seed)
+    table.replace_sources([source], rows, vectors)
 
 
 def test_snapshot_rows_equal_disk_rows(tmp_path):

@@ -7,37 +7,12 @@ everything else is the real table in ``tmp_path``.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 from minirag_store.errors import IndexMismatchError
-from minirag_store.table import ChunkTable, parent_key, scope_filter
-
-DIM = 8
-
-
-def rows_for(source: str, texts: list[str], *, scheme: int = 1, file_hash: str = "h1"):
-    """Rows of one source, one section per two chunks."""
-    rows = [
-        {
-            "source": source,
-            "source_type": "file",
-            "title": f"title of {Path(source).name}",
-            "chunk_index": i,
-            "text": text,
-            "body_start": 0,
-            "parent_id": parent_key(source, i // 2),
-            "file_hash": file_hash,
-            "mtime": 100.0,
-            "size": 10,
-            "ocr_engine": "",
-            "scheme_version": scheme,
-        }
-        for i, text in enumerate(texts)
-    ]
-    vectors = np.random.default_rng(len(texts)).standard_normal((len(texts), DIM))
-    return rows, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+from minirag_store.table import ChunkTable, scope_filter
+from store_rows import DIM, chunk_rows
 
 
 @pytest.fixture
@@ -46,7 +21,7 @@ def table(tmp_path) -> ChunkTable:
 
 
 def put(table: ChunkTable, source: str, texts: list[str], **kw) -> None:
-    rows, vectors = rows_for(source, texts, **kw)
+    rows, vectors = chunk_rows(source, texts, **kw)
     table.replace_sources([source], rows, vectors)
 
 
@@ -82,7 +57,7 @@ def test_replace_is_atomic_for_a_concurrent_reader(table):
 
 def test_failed_write_leaves_previous_version(table):
     put(table, "/d/a.md", ["kept text"])
-    rows, vectors = rows_for("/d/a.md", ["half", "written"])
+    rows, vectors = chunk_rows("/d/a.md", ["half", "written"])
     with pytest.raises(ValueError, match="rows but"):
         table.replace_sources(["/d/a.md"], rows, vectors[:1])
     rows[1]["chunk_index"] = "not a number"
@@ -101,7 +76,7 @@ def test_model_mismatch_is_a_clear_error(tmp_path):
 
 def test_persists_across_reopen(tmp_path):
     first = ChunkTable.open(tmp_path / "db", "m", DIM)
-    rows, vectors = rows_for("/d/a.md", ["alpha beta", "gamma"])
+    rows, vectors = chunk_rows("/d/a.md", ["alpha beta", "gamma"])
     first.replace_sources(["/d/a.md"], rows, vectors)
     first.maintain()
     again = ChunkTable.open(tmp_path / "db", "m", DIM)
