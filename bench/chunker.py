@@ -15,7 +15,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from minirag_chunker import chunk_markdown, counter_from_tokenizer_file, verify
+from minirag_chunker import (
+    DEFAULT_RECOUNT,
+    RECOUNT_EVERY_UNIT,
+    RecountPolicy,
+    chunk_markdown,
+    counter_from_tokenizer_file,
+)
 from minirag_testkit import model_dir
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -70,7 +76,12 @@ def best_of(repeat: int, run: Callable[[], object]) -> float:
     return min(times)
 
 
-def measure(name: str, docs: list[tuple[str, str]], repeat: int) -> tuple[str, ...]:
+def measure(
+    name: str,
+    docs: list[tuple[str, str]],
+    repeat: int,
+    recount: RecountPolicy = DEFAULT_RECOUNT,
+) -> tuple[str, ...]:
     """One table row: size, tokenize MB/s, chunk MB/s, ratio, units, max unit tokens."""
     from tokenizers import Tokenizer
 
@@ -88,12 +99,14 @@ def measure(name: str, docs: list[tuple[str, str]], repeat: int) -> tuple[str, .
 
     def chunk() -> None:
         for text in texts:
-            chunk_markdown(text, count_tokens=count, budget=110)
+            chunk_markdown(text, count_tokens=count, budget=110, recount=recount)
 
     t_tok = best_of(repeat, tokenize)
     t_batch = best_of(repeat, lambda: tokenizer.encode_batch(texts, add_special_tokens=False))
     t_chunk = best_of(repeat, chunk)
-    units = [u for text in texts for u in chunk_markdown(text, count_tokens=count).units]
+    units = [
+        u for text in texts for u in chunk_markdown(text, count_tokens=count, recount=recount).units
+    ]
     biggest = max((count(u.text) for u in units), default=0)
     return (
         name,
@@ -108,17 +121,6 @@ def measure(name: str, docs: list[tuple[str, str]], repeat: int) -> tuple[str, .
     )
 
 
-def untrusted(name: str, docs: list[tuple[str, str]], repeat: int) -> tuple[str, ...]:
-    """The same measurement with the additivity trust disabled (the worst case for a counter
-    whose sums never match, e.g. a non-WordPiece tokenizer)."""
-    saved = verify.TRUST_AFTER
-    verify.TRUST_AFTER = 10**9
-    try:
-        return measure(name, docs, repeat)
-    finally:
-        verify.TRUST_AFTER = saved
-
-
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -130,7 +132,7 @@ def main() -> None:
     joined = "\n\n".join(md for _, md in science)
     rows = [
         measure("office+pdf (markitdown)", office, args.repeat),
-        untrusted("office+pdf, every unit re-counted", office, args.repeat),
+        measure("office+pdf, every unit re-counted", office, args.repeat, RECOUNT_EVERY_UNIT),
         measure("scifact abstracts", science, args.repeat),
         measure("scifact as one document", [("all", joined)], args.repeat),
     ]

@@ -13,6 +13,7 @@ from minirag_chunker import (
     reconstruct_document,
     reconstruct_section,
 )
+from minirag_chunker.verify import DEFAULT_RECOUNT, RecountPolicy
 
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
@@ -47,12 +48,19 @@ def check_chunked(markdown: str, result: Chunked, count: Callable[[str], int], b
 
 @pytest.fixture(scope="session")
 def chunk_and_check() -> Callable[..., Chunked]:
-    """``chunk_and_check(md, count, budget=110, title=None)``: chunk, assert invariants, return."""
+    """``chunk_and_check(md, count, budget=110, title=None, recount=DEFAULT_RECOUNT)``: chunk,
+    assert invariants, return."""
 
     def run(
-        markdown: str, count: Callable[[str], int], budget: int = 110, title: str | None = None
+        markdown: str,
+        count: Callable[[str], int],
+        budget: int = 110,
+        title: str | None = None,
+        recount: RecountPolicy = DEFAULT_RECOUNT,
     ) -> Chunked:
-        result = chunk_markdown(markdown, count_tokens=count, budget=budget, title=title)
+        result = chunk_markdown(
+            markdown, count_tokens=count, budget=budget, title=title, recount=recount
+        )
         check_chunked(markdown, result, count, budget)
         return result
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from minirag_chunker import chunk_markdown
 from minirag_chunker.detect import TABLE_ROW
+from minirag_chunker.verify import RECOUNT_EVERY_UNIT
 
 WORD = st.text(alphabet="abcxyzАБВгдеё019-_.,:*", min_size=1, max_size=9).filter(
     lambda w: w.strip("*") != ""
@@ -116,24 +117,66 @@ def test_invariants_with_the_real_tokenizer(chunk_and_check, token_counter, budg
     chunk_and_check(markdown, token_counter, budget=budget, title="Quarterly report")
 
 
-def superadditive() -> Callable[[str], int]:
-    """A fresh counter whose whole is worth more than its parts, so summed sizes undercount.
+_TOKEN = re.compile(r"\S+|\s+")
 
-    Fresh per example, so no trust earned in one example carries over to the next.
-    """
-    return lambda text: round(len(text.split()) ** 1.3)
+#: Counters whose count of a whole differs from the sum of its parts' counts. Each entry
+#: makes a fresh counter, so no trust earned in one example carries over to the next.
+NON_ADDITIVE: dict[str, Callable[[], Callable[[str], int]]] = {
+    # the whole is worth more than its parts, so summed sizes undercount
+    "superadditive": lambda: lambda text: round(len(text.split()) ** 1.3),
+    # line breaks cost a token: a unit joined at blank lines costs more than its parts
+    "newlines count": lambda: lambda text: len(text.split()) + text.count("\n"),
+    # words and whitespace runs are tokens: a join merges two runs into one
+    "whitespace runs": lambda: lambda text: len(_TOKEN.findall(text)),
+    # four characters a token, rounded up per text
+    "per character": lambda: lambda text: (len(text) + 3) // 4,
+}
 
 
-@settings(max_examples=60, deadline=None)
-@given(markdown=document(), budget=st.integers(10, 60))
+@settings(max_examples=80, deadline=None)
+@given(
+    markdown=document(),
+    budget=st.integers(10, 60),
+    counter=st.sampled_from(sorted(NON_ADDITIVE)),
+)
 @example(  # a fence over four budgets at the exact re-count: its pieces get the plain budget
     markdown="<!-- Slide number: 1 -->\n\n0.\n\n```python\n0.\n0 0 0 0.\n"
     "0 0 0 0 0 0 0 0 0 0 0 0 0.\n```\n\n<!-- Slide number: 2 -->\n\n0. 0. 0.\n",
     budget=13,
+    counter="superadditive",
 )
-def test_units_fit_even_when_counts_do_not_add_up(chunk_and_check, markdown, budget) -> None:
-    """The per-unit re-count catches a counter that is not additive and re-cuts the unit."""
-    chunk_and_check(markdown, superadditive(), budget=budget)
+@example(  # the rest of a cut sentence, sized by subtracting the first part's count
+    markdown="y! bb bb ccc dddd ccc dddd a bb eeeee ccc zz? bb y! ccc a bb y!\n",
+    budget=4,
+    counter="per character",
+)
+@example(  # a cut leaves only the blank line, which joins the unit before and costs 2 here
+    markdown="eeeee x. dddd zz? y! y! eeeee a y!\n\n\nbb a eeeee dddd\n",
+    budget=3,
+    counter="newlines count",
+)
+def test_units_fit_even_when_counts_do_not_add_up(
+    chunk_and_check, markdown, budget, counter
+) -> None:
+    """With every unit re-counted, each unit fits the budget as the same non-additive counter
+    counts the whole unit text (chunk_and_check asserts it; a whole fence: four budgets)."""
+    count = NON_ADDITIVE[counter]()
+    chunk_and_check(markdown, count, budget=budget, recount=RECOUNT_EVERY_UNIT)
+
+
+@pytest.mark.parametrize("budget", [40, 110])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown=document())
+def test_for_the_real_tokenizer_both_recount_policies_cut_the_same_units(
+    token_counter, budget, markdown
+) -> None:
+    """WordPiece counts add up at whitespace joins, so trusting its sums (the default)
+    changes no unit compared with re-counting every one."""
+    trusting = chunk_markdown(markdown, count_tokens=token_counter, budget=budget)
+    strict = chunk_markdown(
+        markdown, count_tokens=token_counter, budget=budget, recount=RECOUNT_EVERY_UNIT
+    )
+    assert trusting == strict
 
 
 @settings(max_examples=100, deadline=None)

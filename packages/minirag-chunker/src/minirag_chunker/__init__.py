@@ -20,9 +20,12 @@ from minirag_chunker.errors import (
 )
 from minirag_chunker.model import SCHEME_VERSION, Category, Chunked, Section, Unit
 from minirag_chunker.tokens import counter_from_tokenizer_file
+from minirag_chunker.verify import DEFAULT_RECOUNT, RECOUNT_EVERY_UNIT, RecountPolicy
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "DEFAULT_RECOUNT",
+    "RECOUNT_EVERY_UNIT",
     "SCHEME_VERSION",
     "Category",
     "ChunkBudgetError",
@@ -30,6 +33,7 @@ __all__ = [
     "Chunked",
     "ChunkerError",
     "ReconstructionError",
+    "RecountPolicy",
     "Section",
     "TokenizerLoadError",
     "Unit",

@@ -11,7 +11,7 @@ from minirag_chunker.errors import ChunkBudgetError, ChunkInputError, Reconstruc
 from minirag_chunker.model import Chunked, Section, Unit
 from minirag_chunker.pack import NONE, Budget, Part, SectionPacker
 from minirag_chunker.sections import build_sections
-from minirag_chunker.verify import Verifier
+from minirag_chunker.verify import DEFAULT_RECOUNT, RecountPolicy, Verifier
 
 DEFAULT_BUDGET = 110
 
@@ -22,6 +22,7 @@ def chunk_markdown(
     count_tokens: Callable[[str], int],
     budget: int = DEFAULT_BUDGET,
     title: str | None = None,
+    recount: RecountPolicy = DEFAULT_RECOUNT,
 ) -> Chunked:
     """Split ``markdown`` into parent sections and retrieval units of at most ``budget`` tokens.
 
@@ -30,13 +31,25 @@ def chunk_markdown(
     ``title`` is put in front of the first unit once, unless the document already opens
     with it. Units come in document order; the bodies of a section's units concatenate to
     the section's text, and the sections joined by blank lines are the normalised document.
+
+    ``recount`` says when a unit is re-counted whole instead of trusting the sum of its
+    pieces' counts. With :data:`~minirag_chunker.verify.RECOUNT_EVERY_UNIT` every unit fits
+    ``budget`` (a whole code fence: four budgets) under any counter. The default trusts a
+    counter once its sums have matched 32 units exactly; that keeps the guarantee for a
+    counter whose counts add up at whitespace joins (WordPiece, whitespace), and for any
+    other counter guarantees only the units it re-counts.
     """
     _check(markdown, count_tokens, budget)
+    if not isinstance(recount, RecountPolicy):
+        raise ChunkInputError(
+            f"recount must be a RecountPolicy, got {type(recount).__name__}; "
+            "e.g. RECOUNT_EVERY_UNIT or DEFAULT_RECOUNT"
+        )
     doc = scan(markdown)
     category = detect_category(doc)
     blocks = build_blocks(doc, category)
     raw = build_sections(blocks, category, " ".join((title or "").split()))
-    shared = Budget(count_tokens, budget, Verifier(count_tokens))
+    shared = Budget(count_tokens, budget, Verifier(count_tokens, recount))
     seed = _seed(title, blocks, shared)
     sections: list[Section] = []
     units: list[Unit] = []

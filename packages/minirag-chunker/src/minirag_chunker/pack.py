@@ -122,9 +122,7 @@ class SectionPacker:
     ) -> None:
         """Add a piece to the open unit; ``parts`` is how many separate counts ``tokens`` sums."""
         if not self.pieces and self.units and not text.strip():
-            # trailing whitespace left over after a cut: it belongs to the unit before
-            prefix, body = self.units[-1]
-            self.units[-1] = (prefix, body + text)
+            self._glue(text)
             return
         if not self.pieces:
             self.prefix = self._next_prefix()
@@ -133,6 +131,28 @@ class SectionPacker:
         self.parts += parts
         self.sticky_only = self.sticky_only and sticky
         self.exact = self.exact and exact
+
+    def _glue(self, space: str) -> None:
+        """Whitespace left over after a cut joins the unit before (no unit is whitespace alone).
+
+        It is counted with that unit, because some counters charge for whitespace (a newline
+        token); when it would push the unit over the budget, the unit's tail moves into a
+        new unit together with the whitespace (WordPiece never gets here: whitespace is free).
+        """
+        prefix, body = self.units[-1]
+        count, limit = self.b.count, self.b.budget
+        if count(prefix + body + space) <= limit:
+            self.units[-1] = (prefix, body + space)
+            return
+        follow = self._next_prefix()[0]
+        for cut in _tail_cuts(body):
+            head, tail = body[:cut], body[cut:] + space
+            if count(prefix + head) <= limit and count(follow + tail) <= limit:
+                self.units[-1] = (prefix, head)
+                self.units.append((follow, tail))
+                return
+        # no cut fits: a single character and the whitespace already cost more than the budget
+        self.units[-1] = (prefix, body + space)
 
     def _flush(self) -> None:
         if not self.pieces or self.prefix is None:
@@ -196,7 +216,9 @@ class SectionPacker:
             text = text[len(piece) :]
             # additive at a whitespace cut; estimated (and so re-counted) after a cut in a word
             exact = exact and piece[-1:].isspace()
-            tokens = max(tokens - used, 0)
+            # the rest's count is a difference of two counts, not a count of the rest: it
+            # is exact only for a counter that adds up, so the policy decides on a re-count
+            tokens, parts = max(tokens - used, 0), 2
             if not text:
                 return
         self._append(text, tokens, sticky=sticky, exact=exact, parts=parts)
@@ -288,6 +310,15 @@ def _atoms(text: str, sep: str, cuts: re.Pattern[str]) -> Iterator[str]:
     if pending:
         yield pending
     yield tail
+
+
+def _tail_cuts(body: str) -> list[int]:
+    """Where ``body`` may be cut to move its tail on, last first: after whitespace, then
+    between any two characters; each cut leaves text (not only whitespace) on both sides."""
+    inner = [i for i in range(len(body) - 1, 0, -1) if body[:i].strip() and body[i:].strip()]
+    return [i for i in inner if body[i - 1].isspace()] + [
+        i for i in inner if not body[i - 1].isspace()
+    ]
 
 
 def _refit(
