@@ -67,9 +67,12 @@ def test_usage_mistakes_are_one_error_line(invoke, args, needle):
 def test_path_and_source_are_exclusive(invoke, command, tmp_path):
     both = invoke(command, "a.md", "--source", "x", "--base-dir", str(tmp_path))
     neither = invoke(command, "--base-dir", str(tmp_path))
-    for ran in (both, neither):
-        assert ran.code == 1
-        assert ran.stderr == "error: give either a file path or --source ID (exactly one of them)\n"
+    assert both.code == neither.code == 1
+    assert both.stderr == (
+        "error: Give a file path or a source, not both: one of them names the document\n"
+    )
+    assert neither.stderr.startswith("error: Name the document: give a file path")
+    assert len(neither.stderr.splitlines()) == 1
 
 
 def test_path_outside_the_roots_is_refused(invoke, tmp_path):

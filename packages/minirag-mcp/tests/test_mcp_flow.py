@@ -113,8 +113,10 @@ async def test_ingest_data_is_found_under_its_own_id(client):
     [
         ("ingest_file", {"filePath": "specs/cooling.md"}, "absolute path"),
         ("ingest_file", {"filePath": "/etc/hostname"}, "outside configured document roots"),
-        ("read_file", {}, "exactly one of filePath"),
-        ("read_file", {"filePath": "/etc/hostname", "source": "x"}, "exactly one of filePath"),
+        ("read_file", {}, "Name the document: give a file path"),
+        ("read_file", {"filePath": "/etc/hostname", "source": "x"}, "not both"),
+        ("query_documents", {"query": "x", "topK": 0}, "topK must be at least 1, got 0"),
+        ("read_chunk_neighbors", {"source": "x", "chunkIndex": 0, "after": 51}, "at most 50"),
         ("delete_file", {"filePath": "relative.md"}, "absolute path"),
         ("sync_status", {"jobId": "no-such-job"}, "sync_start"),
         ("sync_start", {"path": "/etc"}, "outside configured document roots"),
@@ -133,7 +135,7 @@ async def test_schema_violations_are_refused_before_the_store(client):
     )
     assert result.is_error and "format" in result.content[0].text
     result = await client.call_tool(
-        "query_documents", {"query": "x", "topK": 0}, raise_on_error=False
+        "query_documents", {"query": "x", "topK": "many"}, raise_on_error=False
     )
     assert result.is_error and "topK" in result.content[0].text
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from minirag_chunker import normalize_markdown
-from minirag_store.errors import InvalidArgumentError, NotFoundError
+from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS
+from minirag_store.errors import InvalidArgumentError, NotFoundError, PathOutsideRootsError
 
 
 def test_neighbors_in_order_around_a_chunk(corpus_index):
@@ -28,6 +29,78 @@ def test_neighbors_errors(corpus_index):
         index.read_chunk_neighbors(str(root / "guide.md"), 99)
     with pytest.raises(InvalidArgumentError, match="before"):
         index.read_chunk_neighbors(str(root / "guide.md"), 0, before=-1)
+
+
+def test_neighbors_default_is_one_chunk_each_side(corpus_index):
+    index, root = corpus_index
+    result = index.read_chunk_neighbors(str(root / "guide.md"), 2)
+    assert NEIGHBORS.default == 1
+    assert [c["chunkIndex"] for c in result["chunks"]] == [1, 2, 3]
+
+
+def test_neighbor_span_minimum(corpus_index):
+    index, root = corpus_index
+    source = str(root / "guide.md")
+    alone = index.read_chunk_neighbors(source, 2, NEIGHBORS.minimum, NEIGHBORS.minimum)
+    assert [c["chunkIndex"] for c in alone["chunks"]] == [2]
+    for side in ("before", "after"):
+        with pytest.raises(InvalidArgumentError) as refused:
+            index.read_chunk_neighbors(source, 2, **{side: NEIGHBORS.minimum - 1})
+        assert str(refused.value) == (
+            f"{side} must be at least {NEIGHBORS.minimum}, got {NEIGHBORS.minimum - 1}"
+        )
+
+
+def test_neighbor_span_maximum(corpus_index):
+    index, root = corpus_index
+    source = str(root / "guide.md")
+    widest = index.read_chunk_neighbors(source, 0, NEIGHBORS.maximum, NEIGHBORS.maximum)
+    assert len(widest["chunks"]) == index.table().chunk_count(source)
+    for side in ("before", "after"):
+        with pytest.raises(InvalidArgumentError) as refused:
+            index.read_chunk_neighbors(source, 0, **{side: NEIGHBORS.maximum + 1})
+        assert str(refused.value) == (
+            f"{side} must be at most {NEIGHBORS.maximum}, got {NEIGHBORS.maximum + 1}; "
+            "read_file returns the whole document"
+        )
+
+
+def test_chunk_index_minimum(corpus_index):
+    index, root = corpus_index
+    source = str(root / "guide.md")
+    first = index.read_chunk_neighbors(source, FIRST_CHUNK_INDEX, 0, 0)
+    assert [c["chunkIndex"] for c in first["chunks"]] == [FIRST_CHUNK_INDEX]
+    with pytest.raises(InvalidArgumentError, match="chunkIndex must be at least 0, got -1"):
+        index.read_chunk_neighbors(source, FIRST_CHUNK_INDEX - 1)
+    with pytest.raises(InvalidArgumentError, match="chunkIndex must be a whole number"):
+        index.read_chunk_neighbors(source, True)
+
+
+def test_a_document_is_named_by_exactly_one_of_file_path_or_source(corpus_index):
+    index, root = corpus_index
+    path = str(root / "guide.md")
+    by_source = index.read_file(path)
+    assert index.read_file(file_path=path) == by_source
+    assert index.read_chunk_neighbors(None, 1, file_path=path) == index.read_chunk_neighbors(
+        path, 1
+    )
+    calls = {
+        "read_file": index.read_file,
+        "delete_file": index.delete_file,
+        "read_chunk_neighbors": lambda **kw: index.read_chunk_neighbors(chunk_index=0, **kw),
+    }
+    for name, call in calls.items():
+        with pytest.raises(InvalidArgumentError, match=r"^Name the document: give a file path"):
+            call(source=None)
+        with pytest.raises(InvalidArgumentError, match="not both"):
+            call(source=path, file_path=path)
+        with pytest.raises(InvalidArgumentError, match="non-empty"):
+            call(source="  ")
+        with pytest.raises(InvalidArgumentError, match="absolute path"):
+            call(source=None, file_path="guide.md")
+        with pytest.raises(PathOutsideRootsError):
+            call(source=None, file_path="/etc/hostname")
+        assert index.read_file(path) == by_source, f"{name} changed the index"
 
 
 def test_read_reconstructs_without_repeated_breadcrumbs(corpus_index, corpus_files):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from minirag_store.arguments import TOP_K
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.search import run_query
 
@@ -143,6 +144,30 @@ def test_top_k_clamped_and_validated(corpus_index):
     for bad in (0, -1):
         with pytest.raises(InvalidArgumentError, match="topK"):
             index.query("rain", top_k=bad)
+    with pytest.raises(InvalidArgumentError, match="topK must be a whole number"):
+        index.query("rain", top_k=2.5)  # type: ignore[arg-type]
+
+
+def test_top_k_minimum_is_the_first_value_served(corpus_index):
+    index, _ = corpus_index
+    assert len(index.query("heavy rain report", top_k=TOP_K.minimum)["results"]) == TOP_K.minimum
+    with pytest.raises(InvalidArgumentError) as refused:
+        index.query("heavy rain report", top_k=TOP_K.minimum - 1)
+    assert str(refused.value) == f"topK must be at least {TOP_K.minimum}, got {TOP_K.minimum - 1}"
+
+
+def test_top_k_maximum_is_served_and_one_more_gives_the_same(corpus_index):
+    index, _ = corpus_index
+    assert index.table().counts()[0] > TOP_K.maximum  # enough chunks to see the cap
+    at_cap = index.query("heavy rain report", top_k=TOP_K.maximum)["results"]
+    over = index.query("heavy rain report", top_k=TOP_K.maximum + 1)["results"]
+    assert len(at_cap) == TOP_K.maximum
+    assert [h["text"] for h in over] == [h["text"] for h in at_cap]
+
+
+def test_the_default_top_k_is_the_store_constant(corpus_index):
+    index, _ = corpus_index
+    assert len(index.query("heavy rain report")["results"]) == TOP_K.default
     for empty in ("", "   "):
         with pytest.raises(InvalidArgumentError, match="query"):
             run_query(index, empty, 5, None)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from minirag_store.arguments import NEIGHBORS, TOP_K
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
@@ -18,7 +19,6 @@ from minirag_cli.options import Shared, absolute, resolve_scopes, with_shared
 from minirag_cli.progress import progress_bar, wants_bar
 
 if TYPE_CHECKING:
-    from minirag_store import Index
     from minirag_store.results import JobStatus
 
 __all__ = ["app", "main"]
@@ -34,6 +34,12 @@ app = typer.Typer(
 )
 
 _SOURCE_HELP = "A data or URL source id (instead of a file path)."
+# Defaults and bounds are the store's (minirag_store.arguments), so both shells show the
+# same ones; the store checks every value and its message is the one printed.
+_TOP_K_HELP = (
+    f"Hits to return (at least {TOP_K.minimum}; more than {TOP_K.maximum} gives {TOP_K.maximum})."
+)
+_SPAN = f"({NEIGHBORS.minimum}-{NEIGHBORS.maximum})"
 
 
 def _version(value: bool) -> None:
@@ -83,14 +89,9 @@ def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
         fail(f"{failed} file{'s' if failed != 1 else ''} could not be ingested (see warn lines)")
 
 
-def _source_of(index: Index, path: str | None, source: str | None) -> str:
-    """The source key named by a file path (relative to the current folder) or an id."""
-    if (path is None) == (source is None):
-        fail("give either a file path or --source ID (exactly one of them)")
-    if source is not None:
-        return source
-    assert path is not None
-    return index.source_for_path(absolute(path), require_absolute=False)
+def _file_path(path: str | None) -> str | None:
+    """A file path given on the command line, made absolute against the current folder."""
+    return None if path is None else absolute(path)
 
 
 @app.command()
@@ -140,7 +141,7 @@ def sync(
 @with_shared
 def query(
     text: Annotated[str, typer.Argument(help="What to look for.")],
-    top_k: Annotated[int, typer.Option(help="Hits to return (1-100).")] = 8,
+    top_k: Annotated[int, typer.Option(help=_TOP_K_HELP)] = TOP_K.default,
     scope: Annotated[
         list[str] | None,
         typer.Option(help="Only under this folder/file or source-id prefix; repeatable."),
@@ -160,16 +161,16 @@ def read_neighbors(
     chunk_index: Annotated[int, typer.Option(help="The chunk to read around.")],
     file_path: Annotated[str | None, typer.Option(help="The file the chunk is in.")] = None,
     source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
-    # 1 each side, like the MCP tool, so both shells answer the same default question.
-    before: Annotated[int, typer.Option(help="Chunks before it.")] = 1,
-    after: Annotated[int, typer.Option(help="Chunks after it.")] = 1,
+    before: Annotated[int, typer.Option(help=f"Chunks before it {_SPAN}.")] = NEIGHBORS.default,
+    after: Annotated[int, typer.Option(help=f"Chunks after it {_SPAN}.")] = NEIGHBORS.default,
     *,
     shared: Shared,
 ) -> None:
     """Read the chunks around a search hit, for context."""
     with shared.open_index() as index:
-        key = _source_of(index, file_path, source)
-        result = index.read_chunk_neighbors(key, chunk_index, before, after)
+        result = index.read_chunk_neighbors(
+            source, chunk_index, before, after, file_path=_file_path(file_path)
+        )
     _emit(shared, result, render.show_neighbors)
 
 
@@ -183,7 +184,7 @@ def read(
 ) -> None:
     """Print a whole indexed document back as Markdown."""
     with shared.open_index() as index:
-        result = index.read_file(_source_of(index, path, source))
+        result = index.read_file(source, file_path=_file_path(path))
     _emit(shared, result, render.show_read)
 
 
@@ -223,7 +224,7 @@ def delete(
 ) -> None:
     """Remove a document from the index (the file on disk is untouched)."""
     with shared.open_index() as index:
-        result = index.delete_file(_source_of(index, path, source))
+        result = index.delete_file(source, file_path=_file_path(path))
     _emit(shared, result, render.show_deleted)
 
 

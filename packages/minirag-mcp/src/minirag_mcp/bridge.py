@@ -15,9 +15,9 @@ from typing import TypeVar
 
 import anyio.to_thread
 from fastmcp.exceptions import ToolError
-from minirag_store.errors import InvalidArgumentError, MiniragError
+from minirag_store.errors import MiniragError
 
-__all__ = ["call_store", "one_source"]
+__all__ = ["call_store"]
 
 T = TypeVar("T")
 
@@ -33,24 +33,3 @@ async def call_store(work: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except MiniragError as e:
         raise ToolError(str(e)) from e
-
-
-def one_source(
-    index_source_for_path: Callable[[str], str], file_path: str | None, source: str | None
-) -> str:
-    """The source key named by exactly one of ``filePath`` / ``source``.
-
-    ``filePath`` must be absolute and inside a root (checked by the store); ``source`` is
-    taken as given, because it is what earlier results returned (an absolute path for a
-    file, the chosen id for data, the URL for a web page). Runs inside :func:`call_store`.
-    """
-    if (file_path is None) == (source is None):
-        raise InvalidArgumentError(
-            "Give exactly one of filePath (an absolute path of a file inside a document "
-            "root) or source (the `source` value a search or list_files returned)"
-        )
-    if file_path is not None:
-        return index_source_for_path(file_path)
-    if not source or not source.strip():
-        raise InvalidArgumentError("source must not be empty")
-    return source

@@ -3,6 +3,10 @@
 Argument names are camelCase because that is minirag's MCP interface; results are the
 store's TypedDicts unchanged, so fastmcp derives each tool's output schema from them and
 clients get structured content. Descriptions live in :mod:`minirag_mcp.descriptions`.
+
+Defaults and bounds come from :mod:`minirag_store.arguments`. The schemas declare the
+bounds for clients to read, but do not enforce them: the store checks every value and
+refuses with the same message the CLI prints (pydantic would word it differently).
 """
 
 # ruff: noqa: N803, N815 - camelCase names are the published MCP interface
@@ -15,6 +19,7 @@ from typing import Annotated, Any, Literal
 from fastmcp import Context, FastMCP
 from mcp.types import ToolAnnotations
 from minirag_store import Index
+from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -28,7 +33,7 @@ from minirag_store.results import (
 )
 from pydantic import Field
 
-from minirag_mcp.bridge import call_store, one_source
+from minirag_mcp.bridge import call_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
 from minirag_mcp.progress import progress_token, watch_job
 
@@ -61,6 +66,34 @@ Scope = Annotated[
     ),
 ]
 Title = Annotated[str | None, Field(description="Title to show; derived if omitted.")]
+TopK = Annotated[
+    int,
+    Field(
+        description=f"How many hits to return (at least {TOP_K.minimum}; more than "
+        f"{TOP_K.maximum} gives {TOP_K.maximum}).",
+        json_schema_extra={"minimum": TOP_K.minimum},
+    ),
+]
+ChunkIndex = Annotated[
+    int,
+    Field(description="The hit's chunkIndex.", json_schema_extra={"minimum": FIRST_CHUNK_INDEX}),
+]
+
+_SPAN = {"minimum": NEIGHBORS.minimum, "maximum": NEIGHBORS.maximum}
+Before = Annotated[
+    int,
+    Field(
+        description=f"Chunks before it ({NEIGHBORS.minimum}-{NEIGHBORS.maximum}).",
+        json_schema_extra=_SPAN,
+    ),
+]
+After = Annotated[
+    int,
+    Field(
+        description=f"Chunks after it ({NEIGHBORS.minimum}-{NEIGHBORS.maximum}).",
+        json_schema_extra=_SPAN,
+    ),
+]
 
 
 def _hints(*, read_only: bool = False, destructive: bool = False, open_world: bool = False):
@@ -124,7 +157,7 @@ def _register_ingest(mcp: FastMCP, index: Index) -> None:
             str, Field(description="Absolute path of the file, inside a document root.")
         ],
     ) -> IngestResult:
-        return await call_store(lambda: index.ingest_file(index.source_for_path(filePath)))
+        return await call_store(lambda: index.ingest_file(filePath))
 
     @_tool(mcp, "ingest_data")
     async def ingest_data(
@@ -164,32 +197,28 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
                 "codes, identifiers)."
             ),
         ],
-        topK: Annotated[
-            int, Field(ge=1, description="How many hits to return (more than 100 gives 100).")
-        ] = 8,
+        topK: TopK = TOP_K.default,
         scope: Scope = None,
     ) -> QueryResult:
         return await call_store(lambda: index.query(query, topK, scope))
 
     @_tool(mcp, "read_chunk_neighbors", read_only=True)
     async def read_chunk_neighbors(
-        chunkIndex: Annotated[int, Field(ge=0, description="The hit's chunkIndex.")],
+        chunkIndex: ChunkIndex,
         filePath: FilePath = None,
         source: Source = None,
-        before: Annotated[int, Field(ge=0, le=50, description="Chunks before it.")] = 1,
-        after: Annotated[int, Field(ge=0, le=50, description="Chunks after it.")] = 1,
+        before: Before = NEIGHBORS.default,
+        after: After = NEIGHBORS.default,
     ) -> NeighborsResult:
-        def read() -> NeighborsResult:
-            key = one_source(index.source_for_path, filePath, source)
-            return index.read_chunk_neighbors(key, chunkIndex, before, after)
-
-        return await call_store(read)
+        return await call_store(
+            lambda: index.read_chunk_neighbors(
+                source, chunkIndex, before, after, file_path=filePath
+            )
+        )
 
     @_tool(mcp, "read_file", read_only=True)
     async def read_file(filePath: FilePath = None, source: Source = None) -> ReadResult:
-        return await call_store(
-            lambda: index.read_file(one_source(index.source_for_path, filePath, source))
-        )
+        return await call_store(lambda: index.read_file(source, file_path=filePath))
 
     @_tool(mcp, "list_files", read_only=True)
     async def list_files(scope: Scope = None) -> ListResult:
@@ -199,9 +228,7 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
 def _register_admin(mcp: FastMCP, index: Index, instructions_truncated: bool) -> None:
     @_tool(mcp, "delete_file", destructive=True)
     async def delete_file(filePath: FilePath = None, source: Source = None) -> DeleteResult:
-        return await call_store(
-            lambda: index.delete_file(one_source(index.source_for_path, filePath, source))
-        )
+        return await call_store(lambda: index.delete_file(source, file_path=filePath))
 
     @_tool(mcp, "status", read_only=True)
     async def status() -> McpStatus:

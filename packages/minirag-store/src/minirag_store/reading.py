@@ -1,27 +1,44 @@
 """Reading back what is indexed: neighbours of a chunk, a whole source, and deletion.
 
-Every look-up is by ``source`` (a BTREE-indexed column), never a table scan. A document is
-reconstructed from its chunks' bodies (``text[body_start:]``), so heading breadcrumbs,
-repeated table headers and the title seed that prefix a chunk appear once, not per chunk.
+Each names its document by exactly one of a file path (checked to lie inside a root) or a
+source key. Every look-up is by ``source`` (a BTREE-indexed column), never a table scan.
+A document is reconstructed from its chunks' bodies (``text[body_start:]``), so heading
+breadcrumbs, repeated table headers and the title seed that prefix a chunk appear once,
+not per chunk.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.arguments import (
+    NEIGHBORS,
+    check_chunk_index,
+    check_neighbors,
+    one_document,
+)
 from minirag_store.errors import InvalidArgumentError, NotFoundError
-from minirag_store.paths import display_path
+from minirag_store.paths import display_path, source_for_path
 from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
 
 if TYPE_CHECKING:
     from minirag_store.service import Index
 
-__all__ = ["delete_source", "read_neighbors", "read_source"]
+__all__ = ["delete_source", "document_source", "read_neighbors", "read_source"]
 
 
-def _require_source(source: str) -> str:
+def document_source(index: Index, source: str | None, file_path: str | None = None) -> str:
+    """The source key named by exactly one of ``source`` or ``file_path``.
+
+    ``file_path`` must be absolute and inside a root (symlinks followed); ``source`` is
+    taken as given, because it is what earlier results returned (an absolute path for a
+    file, the chosen id for data, the URL for a web page).
+    """
+    one_document(file_path, source)
+    if file_path is not None:
+        return source_for_path(index.config, file_path)
     if not isinstance(source, str) or not source.strip():
-        raise InvalidArgumentError("source must be a non-empty string")
+        raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
     return source
 
 
@@ -43,13 +60,18 @@ def _chunk(row: dict[str, Any]) -> ChunkDict:
 
 
 def read_neighbors(
-    index: Index, source: str, chunk_index: int, before: int = 2, after: int = 2
+    index: Index,
+    source: str | None,
+    chunk_index: int,
+    before: int = NEIGHBORS.default,
+    after: int = NEIGHBORS.default,
+    *,
+    file_path: str | None = None,
 ) -> NeighborsResult:
-    """Chunks ``chunk_index - before .. chunk_index + after`` of ``source``, in order."""
-    _require_source(source)
-    for name, value in (("chunkIndex", chunk_index), ("before", before), ("after", after)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidArgumentError(f"{name} must be a whole number >= 0, got {value!r}")
+    """Chunks ``chunk_index - before .. chunk_index + after`` of the document, in order."""
+    source = document_source(index, source, file_path)
+    chunk_index = check_chunk_index(chunk_index)
+    before, after = check_neighbors("before", before), check_neighbors("after", after)
     table = index.table()
     rows = table.source_chunks(source, max(0, chunk_index - before), chunk_index + after)
     if not any(r["chunk_index"] == chunk_index for r in rows):
@@ -62,11 +84,11 @@ def read_neighbors(
     return {"source": source, "chunks": [_chunk(r) for r in rows]}
 
 
-def read_source(index: Index, source: str) -> ReadResult:
-    """The whole of ``source`` reconstructed as markdown, section by section."""
+def read_source(index: Index, source: str | None, *, file_path: str | None = None) -> ReadResult:
+    """The whole document reconstructed as markdown, section by section."""
     from minirag_chunker import reconstruct_document, reconstruct_section
 
-    _require_source(source)
+    source = document_source(index, source, file_path)
     rows = index.table().source_chunks(source)
     if not rows:
         raise _not_found(source)
@@ -87,9 +109,11 @@ def read_source(index: Index, source: str) -> ReadResult:
     }
 
 
-def delete_source(index: Index, source: str) -> DeleteResult:
-    """Remove every chunk of ``source`` from the index (files on disk are untouched)."""
-    _require_source(source)
+def delete_source(
+    index: Index, source: str | None, *, file_path: str | None = None
+) -> DeleteResult:
+    """Remove every chunk of the document from the index (files on disk are untouched)."""
+    source = document_source(index, source, file_path)
     deleted = index.table().delete_sources([source])
     if deleted == 0:
         raise _not_found(source)

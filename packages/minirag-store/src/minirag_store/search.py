@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.fusion import Fused, apply_filters, rrf_fuse, score_fuse
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
@@ -18,10 +19,7 @@ if TYPE_CHECKING:
     from minirag_store.service import Index
     from minirag_store.table import ChunkTable
 
-__all__ = ["MAX_TOP_K", "candidate_count", "run_query"]
-
-#: topK above this is clamped: each side fetches a multiple of topK, so it bounds the scan.
-MAX_TOP_K = 100
+__all__ = ["candidate_count", "run_query"]
 
 
 @cache
@@ -47,20 +45,17 @@ def candidate_count(top_k: int) -> tuple[int, int]:
 def _check(query: str, top_k: int) -> int:
     if not isinstance(query, str) or not query.strip():
         raise InvalidArgumentError("query must be a non-empty string")
-    if isinstance(top_k, bool) or not isinstance(top_k, int):
-        raise InvalidArgumentError(f"topK must be a whole number, got {top_k!r}")
-    if top_k < 1:
-        raise InvalidArgumentError(f"topK must be at least 1, got {top_k}")
-    return min(top_k, MAX_TOP_K)
+    return check_top_k(top_k)
 
 
 def run_query(
-    index: Index, query: str, top_k: int = 8, scope: str | Sequence[str] | None = None
+    index: Index, query: str, top_k: int = TOP_K.default, scope: str | Sequence[str] | None = None
 ) -> QueryResult:
     """Hybrid search over the index, narrowed to ``scope`` (a path/id prefix or a list).
 
-    Raises :class:`InvalidArgumentError` for an empty query or ``top_k < 1``; ``top_k``
-    above 100 is clamped. ``RAG_HYBRID_WEIGHT`` 0 skips the keyword search entirely.
+    Raises :class:`InvalidArgumentError` for an empty query or ``top_k`` below
+    ``TOP_K.minimum``; above ``TOP_K.maximum`` it is capped (:mod:`minirag_store.arguments`).
+    ``RAG_HYBRID_WEIGHT`` 0 skips the keyword search entirely.
     """
     top_k = _check(query, top_k)
     scopes = normalize_scopes(scope)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag_store.arguments import NEIGHBORS, TOP_K
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError, IndexMismatchError
 from minirag_store.results import (
@@ -248,7 +249,7 @@ class Index:
 
     # ------------------------------------------------------------------- reads
     def query(
-        self, query: str, top_k: int = 8, scope: str | Sequence[str] | None = None
+        self, query: str, top_k: int = TOP_K.default, scope: str | Sequence[str] | None = None
     ) -> QueryResult:
         """Hybrid search; see :func:`minirag_store.search.run_query`."""
         self._check()
@@ -257,20 +258,27 @@ class Index:
         return run_query(self, query, top_k=top_k, scope=scope)
 
     def read_chunk_neighbors(
-        self, source: str, chunk_index: int, before: int = 2, after: int = 2
+        self,
+        source: str | None,
+        chunk_index: int,
+        before: int = NEIGHBORS.default,
+        after: int = NEIGHBORS.default,
+        *,
+        file_path: str | None = None,
     ) -> NeighborsResult:
-        """The chunks around ``chunk_index`` of ``source``, in order."""
+        """The chunks around ``chunk_index`` of the document named by ``source`` or
+        ``file_path`` (exactly one), in order."""
         self._check()
         from minirag_store.reading import read_neighbors
 
-        return read_neighbors(self, source, chunk_index, before, after)
+        return read_neighbors(self, source, chunk_index, before, after, file_path=file_path)
 
-    def read_file(self, source: str) -> ReadResult:
-        """A whole source reconstructed as markdown."""
+    def read_file(self, source: str | None = None, *, file_path: str | None = None) -> ReadResult:
+        """A whole document (by ``source`` or ``file_path``, exactly one) as markdown."""
         self._check()
         from minirag_store.reading import read_source
 
-        return read_source(self, source)
+        return read_source(self, source, file_path=file_path)
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""
@@ -279,12 +287,15 @@ class Index:
 
         return list_files(self, scope)
 
-    def delete_file(self, source: str) -> DeleteResult:
-        """Remove a source's chunks from the index (the file on disk is untouched)."""
+    def delete_file(
+        self, source: str | None = None, *, file_path: str | None = None
+    ) -> DeleteResult:
+        """Remove a document's chunks (by ``source`` or ``file_path``, exactly one) from the
+        index; the file on disk is untouched."""
         self._check()
         from minirag_store.reading import delete_source
 
-        return delete_source(self, source)
+        return delete_source(self, source, file_path=file_path)
 
     def source_for_path(self, path: str, *, require_absolute: bool = True) -> str:
         """The source key of a file path, checked to lie inside a root (symlinks followed)."""

@@ -1,0 +1,90 @@
+"""The argument rules both shells show: defaults, bounds, and the checks that enforce them.
+
+The MCP tool schemas and the CLI's options and help texts read these constants, and the
+checks below raise :class:`~minirag_store.errors.InvalidArgumentError` with the one message
+both shells print, so a rule changes here and shows in both. Argument names in messages are
+the wire names (``topK``, ``chunkIndex``), which the CLI's ``--json`` output shares.
+Importing this module is cheap: the shells read it at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minirag_store.errors import InvalidArgumentError
+
+__all__ = [
+    "FIRST_CHUNK_INDEX",
+    "NEIGHBORS",
+    "TOP_K",
+    "Bound",
+    "check_chunk_index",
+    "check_neighbors",
+    "check_top_k",
+    "one_document",
+]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A whole-number argument: its default, the smallest value allowed, the largest served."""
+
+    default: int
+    minimum: int
+    maximum: int
+
+
+#: Hits a query returns. Below the minimum is refused; above the maximum is served as the
+#: maximum (asking for too much is a guess, not an error): each search side fetches a
+#: multiple of topK candidates, so the cap bounds the scan.
+TOP_K = Bound(default=8, minimum=1, maximum=100)
+
+#: Chunks read on each side of a hit (``before`` / ``after``). One each side by default:
+#: the reference's "the chunks immediately before and after a search result". Above the
+#: maximum is refused, pointing at read_file, which returns the whole document.
+NEIGHBORS = Bound(default=1, minimum=0, maximum=50)
+
+#: The first chunk of every source; a chunkIndex below it is refused.
+FIRST_CHUNK_INDEX = 0
+
+
+def _whole(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{name} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def check_top_k(top_k: object) -> int:
+    """``topK`` as searched: refused below :data:`TOP_K` ``.minimum``, capped at its maximum."""
+    return min(_whole("topK", top_k, TOP_K.minimum), TOP_K.maximum)
+
+
+def check_neighbors(name: str, value: object) -> int:
+    """``before`` or ``after`` (``name``), refused outside :data:`NEIGHBORS`' bounds."""
+    span = _whole(name, value, NEIGHBORS.minimum)
+    if span > NEIGHBORS.maximum:
+        raise InvalidArgumentError(
+            f"{name} must be at most {NEIGHBORS.maximum}, got {span}; read_file returns "
+            "the whole document"
+        )
+    return span
+
+
+def check_chunk_index(chunk_index: object) -> int:
+    """``chunkIndex``, refused below :data:`FIRST_CHUNK_INDEX`."""
+    return _whole("chunkIndex", chunk_index, FIRST_CHUNK_INDEX)
+
+
+def one_document(file_path: str | None, source: str | None) -> None:
+    """Refuse unless exactly one of ``file_path`` / ``source`` names the document."""
+    if file_path is not None and source is not None:
+        raise InvalidArgumentError(
+            "Give a file path or a source, not both: one of them names the document"
+        )
+    if file_path is None and source is None:
+        raise InvalidArgumentError(
+            "Name the document: give a file path (of a file inside a document root) or a "
+            "source (the `source` value a query or a file listing returned)"
+        )
