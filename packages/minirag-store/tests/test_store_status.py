@@ -25,23 +25,47 @@ def test_fresh_index_reports_config_and_zero_counts(make_index):
     assert status["ocr"] and ("ocrHint" in status) == (status["ocr"] == "unavailable")
 
 
-def test_stale_chunks_give_a_scheme_warning(make_index, docs_root, write_docs):
+def _older_scheme_row(index, source: str, source_type: str) -> tuple[dict, np.ndarray]:
+    """One chunk of ``source`` as the previous chunking scheme would have left it: for an
+    indexed file, with the file's own hash, size and mtime (so only the scheme is old)."""
     from minirag_store.table import parent_key
 
-    index = make_index()
-    write_docs(index, docs_root, {"new.md": "# New\n\nfresh text"})
-    old = str(docs_root / "old.md")
+    meta = index.table().source_meta().get(source)
     row = {
-        "source": old, "source_type": "file", "title": "Old", "chunk_index": 0,
-        "text": "old text", "body_start": 0, "parent_id": parent_key(old, 0),
-        "file_hash": "x", "mtime": 1.0, "size": 1, "ocr_engine": "",
+        "source": source, "source_type": source_type, "title": "Old", "chunk_index": 0,
+        "text": "old text", "body_start": 0, "parent_id": parent_key(source, 0),
+        "file_hash": meta.file_hash if meta else "", "mtime": meta.mtime if meta else 0.0,
+        "size": meta.size if meta else 0, "ocr_engine": "",
         "scheme_version": SCHEME_VERSION - 1,
     }  # fmt: skip
-    index.table().replace_sources([old], [row], np.ones((1, 384)) / np.sqrt(384))
+    return row, np.ones((1, 384)) / np.sqrt(384)
+
+
+def test_the_scheme_warning_says_to_sync_and_a_sync_clears_it(make_index, docs_root):
+    index = make_index()
+    (docs_root / "new.md").write_text("# New\n\nfresh text", encoding="utf-8")
+    (docs_root / "old.md").write_text("# Old\n\nwritten before the upgrade", encoding="utf-8")
+    assert index.sync()["counts"]["ingested"] == 2
+    old = str(docs_root / "old.md")
+    for source, kind in ((old, "file"), ("notes/standup", "data")):
+        row, vector = _older_scheme_row(index, source, kind)
+        index.table().replace_sources([source], [row], vector)
+
     status = index.status()
-    assert status["chunkCount"] == 2 and status["sourceCount"] == 2
-    assert status["staleChunkCount"] == 1
-    assert "older chunking scheme" in status["schemeWarning"]
+    assert status["staleChunkCount"] == 2
+    warning = status["schemeWarning"]
+    assert "delete" not in warning.replace("nothing needs deleting", "")
+    assert "A sync re-cuts the 1 file in place" in warning
+    assert "minirag-cli sync" in warning and "sync_start" in warning
+    assert "ingesting them again (ingest_data / ingest_url): notes/standup." in warning
+
+    job = index.sync()  # a plain sync: old.md's bytes, size and mtime have not changed
+    assert job["counts"]["ingested"] == 1 and job["counts"]["skipped"] == 1  # new.md
+    after = index.status()
+    assert after["staleChunkCount"] == 1  # only the data source is left
+    assert "A sync" not in after["schemeWarning"]
+    assert "notes/standup" in after["schemeWarning"]
+    assert "written before the upgrade" in index.read_file(old)["text"]
 
 
 def test_status_reports_a_foreign_index(make_index, index_env):

@@ -14,6 +14,7 @@ from minirag_store.results import StatusResult
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.service import Index
+    from minirag_store.table import ChunkTable
 
 __all__ = ["build_status"]
 
@@ -29,19 +30,13 @@ def build_status(index: Index) -> StatusResult:
     config = index.config
     out.update(_config_fields(config))
     out.update(_ocr_fields(config))
-    out.update(_index_fields(config, out.get("chunkScheme")))
+    out.update(_index_fields(config))
     return out
 
 
-def _scheme_version() -> int | None:
-    try:
-        from minirag_chunker import SCHEME_VERSION
-    except ImportError:
-        return None
-    return SCHEME_VERSION
-
-
 def _config_fields(config: Config) -> StatusResult:
+    from minirag_chunker import SCHEME_VERSION
+
     fields: StatusResult = {
         "roots": [str(r) for r in config.roots],
         "dbPath": str(config.db_path),
@@ -56,10 +51,8 @@ def _config_fields(config: Config) -> StatusResult:
         "maxFiles": config.max_files,
         "maxFileSize": config.max_file_size,
         "ocrLang": config.ocr_lang,
+        "chunkScheme": SCHEME_VERSION,
     }
-    scheme = _scheme_version()
-    if scheme is not None:
-        fields["chunkScheme"] = scheme
     return fields
 
 
@@ -78,7 +71,9 @@ def _ocr_fields(config: Config) -> StatusResult:
     return fields
 
 
-def _index_fields(config: Config, scheme: int | None) -> StatusResult:
+def _index_fields(config: Config) -> StatusResult:
+    from minirag_chunker import SCHEME_VERSION
+
     from minirag_store.table import ChunkTable
 
     try:
@@ -86,7 +81,8 @@ def _index_fields(config: Config, scheme: int | None) -> StatusResult:
         if table is None:
             return {"chunkCount": 0, "sourceCount": 0, "staleChunkCount": 0}
         chunks, sources = table.counts()
-        stale = table.stale_count(scheme) if scheme is not None else 0
+        stale = table.stale_count(SCHEME_VERSION)
+        warning = _scheme_warning(table, stale, chunks) if stale else None
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
@@ -96,10 +92,50 @@ def _index_fields(config: Config, scheme: int | None) -> StatusResult:
             f"The index at {config.db_path} was built with {table.model_id}, but the "
             f"configured model is {config.model_name}: set a new DB_PATH or re-index."
         )
-    if stale:
-        fields["schemeWarning"] = (
-            f"{stale} of {chunks} chunks were cut by an older chunking scheme (current: "
-            f"{scheme}); queries still work, but re-ingest (delete the index folder and "
-            "sync, or ingest the files again) to get the current chunk boundaries."
-        )
+    if warning:
+        fields["schemeWarning"] = warning
     return fields
+
+
+#: Stale data/URL sources named in the warning before the rest are only counted.
+_NAMED_SOURCES = 3
+
+
+def _scheme_warning(table: ChunkTable, stale: int, chunks: int) -> str:
+    """What to run for chunks cut by an older chunking scheme.
+
+    A sync re-cuts every stale file in place (its plan re-parses any file indexed with an
+    older scheme, changed or not), so nothing needs deleting; data and URL sources exist
+    only in the index, and only ingesting them again re-cuts them.
+    """
+    from minirag_chunker import SCHEME_VERSION
+
+    old = [
+        (source, meta.source_type)
+        for source, meta in sorted(table.source_meta().items())
+        if meta.scheme_version < SCHEME_VERSION
+    ]
+    files = sum(1 for _, kind in old if kind == "file")
+    others = [source for source, kind in old if kind != "file"]
+    parts = [
+        f"{stale} of {chunks} chunks were cut by an older chunking scheme (current: "
+        f"{SCHEME_VERSION}); queries still work."
+    ]
+    if files:
+        parts.append(
+            f"A sync re-cuts the {_plural(files, 'file')} in place, nothing needs deleting: "
+            "run sync_start (MCP) or `minirag-cli sync`."
+        )
+    if others:
+        named = ", ".join(others[:_NAMED_SOURCES])
+        if len(others) > _NAMED_SOURCES:
+            named += f" and {len(others) - _NAMED_SOURCES} more"
+        parts.append(
+            "Data and URL sources are re-cut only by ingesting them again (ingest_data / "
+            f"ingest_url): {named}."
+        )
+    return " ".join(parts)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
