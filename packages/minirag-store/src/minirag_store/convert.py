@@ -5,7 +5,7 @@ created on first use: it loads magika's model and takes seconds to import). Plai
 and markdown are only decoded, which is all markitdown would do with them. Text formats
 are decoded here first (:mod:`minirag_store.encoding`) because a cp1251 or cp932 CSV read
 as UTF-8 would index mojibake. PDFs go through :mod:`minirag_store.pdf` and images
-through :mod:`minirag_store.ocr` when those modules are present.
+through :mod:`minirag_store.ocr`.
 
 Every result has its inlined ``![alt](data:…)`` pictures replaced by their alt text:
 markitdown writes one per embedded picture, and on a real office corpus they made 8.5% of
@@ -14,17 +14,15 @@ all chunks while carrying no searchable words.
 
 from __future__ import annotations
 
-import importlib
 import io
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.encoding import decode_text
-from minirag_store.errors import ConversionError, InvalidArgumentError, OcrUnavailableError
+from minirag_store.errors import ConversionError, InvalidArgumentError
 from minirag_store.titles import choose_title, mark_code_lines
 
 if TYPE_CHECKING:
@@ -42,7 +40,6 @@ __all__ = [
     "convert_file",
     "markitdown_convert",
     "ocr_available",
-    "optional_module",
     "strip_data_images",
 ]
 
@@ -139,25 +136,11 @@ def markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: st
         raise ConversionError(f"Could not convert {what}: {type(e).__name__}: {e}") from e
 
 
-def optional_module(name: str) -> ModuleType | None:
-    """``minirag_store.<name>`` when that module exists, else None.
-
-    Used for the modules another part of minirag provides (``pdf``, ``ocr``); an import
-    error *inside* such a module propagates instead of passing for its absence.
-    """
-    full = f"minirag_store.{name}"
-    try:
-        return importlib.import_module(full)
-    except ModuleNotFoundError as e:
-        if e.name == full:
-            return None
-        raise
-
-
 def ocr_available() -> bool:
     """Whether the OCR add-on is installed and usable (images and scans can be read)."""
-    ocr = optional_module("ocr")
-    return ocr is not None and ocr.load_backend() is not None
+    from minirag_store.ocr import load_backend
+
+    return load_backend() is not None
 
 
 def _check_size(path: Path, config: Config) -> None:
@@ -179,15 +162,6 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as e:
         raise ConversionError(f"Cannot read {path}: {e.strerror or e}") from e
-
-
-def _convert_image(path: Path, config: Config) -> Converted:
-    ocr = optional_module("ocr")
-    if ocr is None:
-        raise OcrUnavailableError(
-            f"{path.name} is an image: reading it needs the OCR add-on. Install: {OCR_INSTALL_HINT}"
-        )
-    return ocr.convert_image(path, config)
 
 
 def _check_notebook(path: Path) -> None:
@@ -223,16 +197,6 @@ def _check_container(path: Path, ext: str) -> None:
         raise ConversionError(f"Cannot read {path}: {e.strerror or e}") from e
 
 
-def _convert_pdf(path: Path, config: Config) -> Converted:
-    pdf = optional_module("pdf")
-    if pdf is not None:
-        return pdf.convert_pdf(path, config)
-    # Interim path until pdf.py (per-page OCR routing) exists: the text layer only.
-    result = markitdown_convert(None, path, ".pdf", str(path))
-    markdown = _finish(result.markdown or "", str(path))
-    return Converted(markdown, choose_title(result.title, markdown, path.stem))
-
-
 def convert_file(path: Path, config: Config) -> Converted:
     """Convert one file to markdown and choose its title.
 
@@ -247,10 +211,14 @@ def convert_file(path: Path, config: Config) -> Converted:
                               f"supported: {supported}")  # fmt: skip
     _check_size(path, config)
     if ext in IMAGE_EXTENSIONS:
-        return _convert_image(path, config)
+        from minirag_store.ocr import convert_image
+
+        return convert_image(path, config)
     _check_container(path, ext)
     if ext == ".pdf":
-        return _convert_pdf(path, config)
+        from minirag_store.pdf import convert_pdf
+
+        return convert_pdf(path, config)
     what = path.name  # the job entry or the caller already holds the full path
     if ext in _PLAIN_EXTENSIONS:
         text = decode_text(_read(path))
