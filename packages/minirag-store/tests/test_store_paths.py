@@ -40,14 +40,11 @@ def test_symlink_escaping_the_roots_is_refused(layout):
         source_for_path(cfg, str(outside / "id_rsa"))
 
 
-def test_mcp_paths_must_be_absolute_cli_paths_may_be_relative(layout, monkeypatch):
+def test_paths_must_be_absolute_even_inside_the_cwd(layout, monkeypatch):
     cfg, root, _ = layout
+    monkeypatch.chdir(root)  # the CLI makes a typed path absolute before the store sees it
     with pytest.raises(InvalidArgumentError, match="absolute"):
         source_for_path(cfg, "specs/a.md")
-    monkeypatch.chdir(root)
-    assert source_for_path(cfg, "specs/a.md", require_absolute=False) == str(
-        root / "specs" / "a.md"
-    )
 
 
 def test_display_path_is_relative_to_its_root(layout):

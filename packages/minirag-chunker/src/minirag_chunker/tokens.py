@@ -21,15 +21,11 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
     a counter built on it cannot tell 128 tokens from 900 and would call every text
     "within budget". Special tokens are not counted: the budget leaves room for them.
     """
+    from tokenizers import Tokenizer  # a declared dependency, imported on first use
+
     file = Path(path)
     try:
-        from tokenizers import Tokenizer
-
         tokenizer = Tokenizer.from_file(str(file))
-    except ImportError as exc:
-        raise TokenizerLoadError(
-            "counting with a tokenizer.json needs the 'tokenizers' package: pip install tokenizers"
-        ) from exc
     except Exception as exc:  # tokenizers raises a bare Exception for unreadable/invalid files
         raise TokenizerLoadError(
             f"cannot load tokenizer from {file}: {exc}. Pass the path of a Hugging Face "

@@ -39,19 +39,17 @@ def root_of(config: Config, path: Path) -> Path | None:
     return best
 
 
-def source_for_path(config: Config, path: str, *, require_absolute: bool = True) -> str:
-    """The source key of ``path``; raises unless it is (and resolves) inside a root.
+def source_for_path(config: Config, path: str) -> str:
+    """The source key of ``path``; raises unless it is absolute and (resolved) inside a root.
 
-    ``require_absolute`` is the MCP rule (tool paths must be absolute); the CLI resolves
-    relative paths against the current directory before calling.
+    Tool paths must be absolute; the CLI resolves what a person typed against the current
+    folder before calling.
     """
     if not path or not path.strip():
         raise InvalidArgumentError("A file path is required")
     raw = Path(path).expanduser()
     if not raw.is_absolute():
-        if require_absolute:
-            raise InvalidArgumentError(f"filePath must be an absolute path, got {path!r}")
-        raw = Path.cwd() / raw
+        raise InvalidArgumentError(f"filePath must be an absolute path, got {path!r}")
     lexical = Path(os.path.normpath(raw))
     real = lexical.resolve()
     if not any(is_inside(real, root) for root in config.roots):

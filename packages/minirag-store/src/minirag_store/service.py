@@ -297,12 +297,6 @@ class Index:
 
         return delete_source(self, source, file_path=file_path)
 
-    def source_for_path(self, path: str, *, require_absolute: bool = True) -> str:
-        """The source key of a file path, checked to lie inside a root (symlinks followed)."""
-        from minirag_store.paths import source_for_path
-
-        return source_for_path(self.config, path, require_absolute=require_absolute)
-
     def after_small_write(self) -> None:
         """Count a single-source write; maintain the table every
         :data:`SMALL_WRITES_PER_MAINTENANCE` of them (and at :meth:`close`)."""
