@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from minirag_store.errors import IndexMismatchError
 from minirag_store.table import ChunkTable, scope_filter
-from store_rows import DIM, chunk_rows
+from store_rows import DIM, chunk_rows, lance_table
 
 
 @pytest.fixture
@@ -115,7 +115,8 @@ def test_fts_stays_current_without_maintain(table):
 
 def test_lookups_use_scalar_indexes(table):
     put(table, "/d/a.md", ["x"])
-    indexed = {tuple(ix.columns): ix.index_type for ix in table._tbl.list_indices()}
+    raw = lance_table(table.db_path)
+    indexed = {tuple(ix.columns): ix.index_type for ix in raw.list_indices()}
     assert indexed[("source",)] == "BTree"
     assert indexed[("parent_id",)] == "BTree"
     assert indexed[("keywords",)] == "FTS"
@@ -167,7 +168,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
     put(table, "/d/a.md", ["walrus colony", "ice floe census", "unrelated"])
     put(table, "/d/b.md", ["narwhal tusk"])
-    raw = table._tbl  # make it look like an index from before the keyword scheme changed
+    raw = lance_table(tmp_path / "db")  # make it look like an index from before the change
     rows = raw.search().select(["id", "title", "text"]).limit(100).to_arrow().to_pylist()
     old = [normalize(f"{r['title']}\n{r['text']}") for r in rows]
     data = pa.table({"id": [r["id"] for r in rows], "keywords": old})
@@ -184,5 +185,5 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     census = {h["id"] for h in again.keyword_search("census", 5)}
     assert census == {r["id"] for r in rows if r["text"] in ("walrus colony", "ice floe census")}
     assert [h["source"] for h in again.keyword_search("narwhal", 5)] == ["/d/b.md"]
-    vectors_after = again._tbl.search().select(["id", "vector"]).limit(100).to_arrow()
-    assert sorted(vectors_after.to_pylist(), key=str) == sorted(vectors_before, key=str)
+    after = lance_table(tmp_path / "db").search().select(["id", "vector"]).limit(100).to_arrow()
+    assert sorted(after.to_pylist(), key=str) == sorted(vectors_before, key=str)
