@@ -211,16 +211,16 @@ class ChunkTable:
     # ------------------------------------------------------------------ indexes
     def _ensure_indexes(self) -> None:
         """Create missing indexes (on an empty table too: later rows are folded in)."""
+        from lancedb.index import FTS, BTree
+
         have = {tuple(ix.columns) for ix in self._tbl.list_indices()}
-        with self._writing(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
+        with self._writing():
             for column in ("source", "parent_id", "id"):
                 if (column,) not in have:
-                    self._tbl.create_scalar_index(column, index_type="BTREE")
+                    self._tbl.create_index(column, config=BTree())
             if ("keywords",) not in have:
                 # Our column is already normalised: split on spaces, change nothing.
-                self._tbl.create_fts_index(
-                    "keywords",
+                fts = FTS(
                     base_tokenizer="whitespace",
                     lower_case=False,
                     stem=False,
@@ -228,6 +228,7 @@ class ChunkTable:
                     ascii_folding=False,
                     max_token_length=None,
                 )
+                self._tbl.create_index("keywords", config=fts, replace=False)
 
     def keywords_stale(self) -> bool:
         """Whether some keyword entries predate the current scheme (:meth:`maintain`
@@ -241,16 +242,17 @@ class ChunkTable:
         Call once per ingest batch or sync, never per file. Compaction runs while queries
         go on (they read their own version's files, which it keeps); only the final
         removal of old versions holds the exclusive lock, briefly, so no in-process query
-        reads a file being deleted.
+        reads a file being deleted. A query in another process that started on the
+        previous version in that instant fails once (LanceDB warns about exactly this;
+        see :func:`_drop_old_versions`).
         """
         self._ensure_indexes()
-        with self._writing(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
+        with self._writing():
             if self.keywords_stale():  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, _in_sources)
             self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
             with self._rw.exclusive():
-                self._tbl.optimize(cleanup_older_than=timedelta(0))
+                _drop_old_versions(self._tbl)
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
@@ -481,6 +483,21 @@ async def _fts(table: Any, terms: str, limit: int, scope_sql: str | None) -> tup
         query = query.where(scope_sql)  # a prefilter: scoped hits are not crowded out
     found = await query.select(["id", "_score"]).limit(limit).to_arrow()
     return found, await table.version()
+
+
+def _drop_old_versions(table: Any) -> None:
+    """Delete every version but the latest, knowingly.
+
+    Keeping none is what holds the index at one version's size across re-syncs (a time
+    window would not protect readers anyway: a version superseded a moment ago may have
+    been committed hours ago). LanceDB's warning about concurrent readers of older
+    versions is this choice, taken on purpose, so only that one message is ignored here.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
+        )
+        table.optimize(cleanup_older_than=timedelta(0))
 
 
 def _in_sources(sources: Sequence[str]) -> str:
