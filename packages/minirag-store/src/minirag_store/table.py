@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store import keyword_column as kwcol
 from minirag_store.errors import IndexMismatchError
+from minirag_store.fts import KeywordSearcher
 from minirag_store.keywords import normalize_query
 from minirag_store.rwlock import ReadWriteLock
 from minirag_store.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
@@ -160,6 +161,7 @@ class ChunkTable:
         self._snap: VectorSnapshot | None = None
         self._snap_lock = threading.Lock()
         self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
+        self._keywords = KeywordSearcher(db_path, TABLE_NAME)
 
     @classmethod
     def open(cls, db_path: Path, model_id: str, dim: int) -> ChunkTable:
@@ -431,6 +433,11 @@ class ChunkTable:
                     self._snap = snap
         return snap
 
+    def snapshot(self) -> VectorSnapshot:
+        """The in-memory search snapshot of the latest version (loaded if need be): what
+        vector search and hit look-ups read; its size is what search costs in memory."""
+        return self._snapshot()
+
     def vector_search(
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -455,13 +462,8 @@ class ChunkTable:
         terms = normalize_query(text)
         if not terms:
             return []
-        from lancedb.background_loop import LOOP
-
         with self._rw.shared():
-            # One hand-off to lancedb's event loop for the search and the version, through
-            # its async API: the sync builder costs ~2 CPU-ms more per search (three
-            # schema reads, a legacy-index file check, a hop per result batch).
-            found, version = LOOP.run(_fts(self._tbl._table, terms, limit, scope_sql))
+            found, version = self._keywords.search(terms, "keywords", limit, scope_sql)
         snap = self._snapshot(version)  # read after the search: at least as new as its rows
         out = []
         for row_id, score in zip(found["id"].to_pylist(), found["_score"].to_pylist(), strict=True):
@@ -470,19 +472,6 @@ class ChunkTable:
                 source, parent = snap.source_of(row), snap.parent_ids[row]
                 out.append({"id": row_id, "source": source, "parent_id": parent, "_score": score})
         return out
-
-
-async def _fts(table: Any, terms: str, limit: int, scope_sql: str | None) -> tuple[pa.Table, int]:
-    """Ids and BM25 scores of the best ``limit`` rows for ``terms``, then the version.
-
-    Only the id and score come from disk: the other columns are in the snapshot, and each
-    one selected here would be read from the fragments of every hit.
-    """
-    query = table.query().nearest_to_text(terms, columns="keywords")
-    if scope_sql:
-        query = query.where(scope_sql)  # a prefilter: scoped hits are not crowded out
-    found = await query.select(["id", "_score"]).limit(limit).to_arrow()
-    return found, await table.version()
 
 
 def _drop_old_versions(table: Any) -> None:
