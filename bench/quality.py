@@ -152,8 +152,7 @@ def evaluate(index: Index, queries: dict, qrels: dict) -> dict[str, float]:
 
     table = index.table()
     embedder = index.embedder()
-    scored = Index(replace(index.config, fusion="score"))  # same model and table
-    scored._embedder_obj, scored._table_obj = embedder, table
+    scored = Index(replace(index.config, fusion="score"), embedder=embedder, table=table)
     totals = {"vector": 0.0, "keyword": 0.0, "hybrid": 0.0, "hybrid, RAG_FUSION=score": 0.0}
     search_cpu = embed_cpu = 0.0
     for qid, text in queries.items():

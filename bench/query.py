@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 from minirag_store import Index
-from minirag_store.table import ROW_FIELDS, ChunkTable
+from minirag_store.table import ROW_FIELDS, TABLE_NAME, ChunkTable
 from minirag_testkit import model_env
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
@@ -48,11 +48,18 @@ def du(path: Path) -> float:
 
 
 def source_rows(db: Path) -> list[dict]:
-    """Every row (all fields + vector) of the SciFact index."""
-    table = ChunkTable.peek(db)
-    if table is None:
-        raise SystemExit(f"no index at {db}: run bench/quality.py --keep {db.parent} first")
-    return table._rows(None, [*ROW_FIELDS, "vector"])
+    """Every row (all fields + vector) of the SciFact index, read through LanceDB
+    (nothing is written there: the bench builds its own indexes from these rows)."""
+    import lancedb
+
+    missing = f"no index at {db}: run bench/quality.py --keep {db.parent} first"
+    if not db.is_dir():
+        raise SystemExit(missing)
+    try:
+        table = lancedb.connect(str(db)).open_table(TABLE_NAME)
+    except ValueError as e:  # lancedb's "table not found"
+        raise SystemExit(missing) from e
+    return table.to_arrow().select([*ROW_FIELDS, "vector"]).to_pylist()
 
 
 def scaled(rows: list[dict], count: int, root: Path) -> list[dict]:
@@ -97,12 +104,10 @@ def snapshot_mb(index: Index) -> float:
     """Memory held by the table's search snapshot (arrays + Arrow columns + id dict), MB."""
     import sys
 
-    snap = index.table()._snapshot()
-    # getattr: also runs against older snapshots (vectors + ids only) for before/after.
+    snap = index.table().snapshot()
     arrays = sum(getattr(v, "nbytes", 0) for v in vars(snap).values())
     ids = sum(sys.getsizeof(k) for k in snap.ids)
-    row_of = getattr(snap, "row_of", {})
-    return (arrays + ids + sys.getsizeof(row_of) + sys.getsizeof(snap.ids)) / 2**20
+    return (arrays + ids + sys.getsizeof(snap.row_of) + sys.getsizeof(snap.ids)) / 2**20
 
 
 def pct(values: list[float], q: float) -> float:

@@ -132,10 +132,7 @@ def with_config(corpus_index):
     base, _ = corpus_index
 
     def make(**changes):
-        other = Index(replace(base.config, **changes))
-        other._embedder_obj = base.embedder()
-        other._table_obj = base.table()
-        return other
+        return Index(replace(base.config, **changes), embedder=base.embedder(), table=base.table())
 
     return make
 

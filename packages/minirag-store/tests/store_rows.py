@@ -45,3 +45,15 @@ def chunk_rows(
     rng = np.random.default_rng(len(texts) if seed is None else seed)
     vectors = rng.standard_normal((len(texts), DIM))
     return rows, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def lance_table(db_path: Path):
+    """The index's chunk table opened through LanceDB itself (always at its latest
+    version), for what a test checks or changes beneath ``ChunkTable``."""
+    from datetime import timedelta
+
+    import lancedb
+    from minirag_store.table import TABLE_NAME
+
+    db = lancedb.connect(str(db_path), read_consistency_interval=timedelta(0))
+    return db.open_table(TABLE_NAME)

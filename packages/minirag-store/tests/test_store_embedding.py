@@ -1,6 +1,15 @@
-"""The embedding model through the real offline all-MiniLM-L6-v2 folder."""
+"""The embedding model through the real offline all-MiniLM-L6-v2 folder.
+
+Our own ONNX session is checked against fastembed's public API on the same files (same
+vectors for every model we run ourselves); fastembed's session is the warned fallback.
+"""
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -66,22 +75,141 @@ def test_unknown_model_names_cache_dir(tmp_path):
         Embedder.from_config(config)
 
 
-def test_a_failed_session_rebuild_keeps_the_working_model(model_env, tmp_path, monkeypatch):
-    """The no-spin rebuild is an optimisation: if onnxruntime refuses it, embedding still works."""
-    import onnxruntime as ort
-    from minirag_store import load_config
-    from minirag_store.embedding import Embedder
+SHORT_TEXTS = [
+    "hello world",
+    "Invoices are paid on Fridays after the approval run.",
+    "Учёт запасов ведётся ежедневно",
+    "ERR_CONN_RESET at SPEC-112 [SEP] [MASK]",
+    "cat",
+]
 
-    real = ort.InferenceSession
-    calls: list[int] = []
 
-    def refuse_the_rebuild(*args, **kwargs):
-        calls.append(1)
-        if len(calls) > 1:  # fastembed's own load passes; our rebuild is refused
-            raise RuntimeError("simulated onnxruntime refusal")
-        return real(*args, **kwargs)
+def _model_folder(model_dir: Path, target: Path, model_file: str = "model.onnx") -> Path:
+    """The offline model's files under ``target``, the ONNX file named ``model_file``."""
+    (target / model_file).parent.mkdir(parents=True, exist_ok=True)
+    (target / model_file).symlink_to(model_dir / "model.onnx")
+    for file in model_dir.iterdir():
+        if file.name != "model.onnx":
+            (target / file.name).symlink_to(file)
+    return target
 
-    monkeypatch.setattr(ort, "InferenceSession", refuse_the_rebuild)
-    embedder = Embedder.from_config(load_config(model_env, base_dirs=[str(tmp_path)]))
-    assert len(calls) == 2  # the rebuild was attempted, refused, and survived
-    assert embedder.embed_query("warehouse stock").shape == (embedder.dim,)
+
+def _hub_cache(cache: Path, repo: str, model_dir: Path, model_file: str) -> None:
+    """A Hugging Face cache under ``cache`` holding ``repo`` as fastembed downloads it."""
+    root = cache / ("models--" + repo.replace("/", "--"))
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    (root / "refs").mkdir(parents=True)
+    (root / "refs" / "main").write_text(revision)
+    _model_folder(model_dir, root / "snapshots" / revision, model_file)
+
+
+def test_known_models_match_fastembeds_public_model_list():
+    """Our table names the repo and file fastembed downloads: a fastembed release that
+    moves a model fails here, not on a user's first download."""
+    from fastembed import TextEmbedding
+    from minirag_store.onnx_encoder import KNOWN_MODELS
+
+    listed = {m["model"].lower(): m for m in TextEmbedding.list_supported_models()}
+    for name, known in KNOWN_MODELS.items():
+        assert name in listed, name
+        assert listed[name]["sources"]["hf"] == known.hf_repo, name
+        assert listed[name]["model_file"] == known.model_file, name
+        assert not listed[name]["additional_files"], name  # one self-contained ONNX file
+
+
+def test_our_session_embeds_as_fastembed_does_for_every_known_model(model_dir, tmp_path):
+    """Same files, same tokenizer set-up and pooling: fastembed's vectors within float
+    noise, for mean-pooled and CLS-pooled models alike (the offline weights stand in)."""
+    from fastembed import TextEmbedding
+    from minirag_store.onnx_encoder import KNOWN_MODELS
+
+    for k, (name, known) in enumerate(KNOWN_MODELS.items()):
+        folder = _model_folder(model_dir, tmp_path / str(k), known.model_file)
+        env = {"MODEL_NAME": name, "MODEL_PATH": str(folder), "BASE_DIR": str(tmp_path)}
+        ours = Embedder.from_config(load_config(env))
+        reference = TextEmbedding(name, specific_model_path=str(folder))
+        expected = np.stack(list(reference.passage_embed(SHORT_TEXTS)))
+        expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+        assert np.allclose(ours.embed_passages(SHORT_TEXTS), expected, atol=1e-5), name
+        query = next(iter(reference.query_embed(["where are invoices paid"])))
+        query /= np.linalg.norm(query)
+        assert np.allclose(ours.embed_query("where are invoices paid"), query, atol=1e-5), name
+
+
+def test_text_past_the_trained_length_is_cut_there(embedder):
+    """all-MiniLM-L6-v2 was trained on 256 tokens: the rest of a text changes nothing."""
+    long, cut = "alpha beta " * 300, "alpha beta " * 127  # 600 vs 254 tokens (+2 special)
+    vectors = embedder.embed_passages([long, cut])
+    assert float(vectors[0] @ vectors[1]) > 0.9999
+
+
+def test_loads_without_fastembed_from_model_path_or_the_hub_cache(model_dir, tmp_path):
+    """Our own session needs only onnxruntime, tokenizers and the files: fastembed is not
+    imported (it costs ~1.5 s) when the model is in MODEL_PATH or already in CACHE_DIR."""
+    _hub_cache(tmp_path / "cache", "Qdrant/all-MiniLM-L6-v2-onnx", model_dir, "model.onnx")
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    envs = [
+        {"MODEL_NAME": name, "MODEL_PATH": str(model_dir), "BASE_DIR": str(tmp_path)},
+        {"MODEL_NAME": name, "CACHE_DIR": str(tmp_path / "cache"), "BASE_DIR": str(tmp_path)},
+    ]
+    code = (
+        "import json, sys\n"
+        "sys.modules['fastembed'] = None  # any import of it now fails\n"
+        "from minirag_store import load_config\n"
+        "from minirag_store.embedding import Embedder\n"
+        "for env in json.loads(sys.argv[1]):\n"
+        "    e = Embedder.from_config(load_config(env))\n"
+        "    print(e.embed_query('invoices').shape[0], e.count_tokens('hello world'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(envs)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["384", "2", "384", "2"]
+
+
+@pytest.fixture(scope="module")
+def custom_model():
+    """A model only fastembed knows how to run (registered through its public API):
+    the offline files under a new name, mean-pooled and normalised."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = "minirag-tests/custom-minilm"
+    TextEmbedding.add_custom_model(
+        name, pooling=PoolingType.MEAN, normalization=True,
+        sources=ModelSource(hf="minirag-tests/custom-minilm-onnx"), dim=384,
+        model_file="model.onnx",
+    )  # fmt: skip
+    return name
+
+
+def test_a_model_we_have_no_session_for_runs_through_fastembed_with_one_warning(
+    custom_model, embedder, model_dir, tmp_path, caplog
+):
+    env = {"MODEL_NAME": custom_model, "MODEL_PATH": str(model_dir), "BASE_DIR": str(tmp_path)}
+    with caplog.at_level("WARNING", logger="minirag_store.embedding"):
+        fallback = Embedder.from_config(load_config(env))
+    warned = [r for r in caplog.records if "no ONNX session of its own" in r.getMessage()]
+    assert len(warned) == 1 and custom_model in warned[0].getMessage()
+    # the same weights and pooling as all-MiniLM-L6-v2 through our session
+    assert np.allclose(
+        fallback.embed_passages(SHORT_TEXTS), embedder.embed_passages(SHORT_TEXTS), atol=1e-5
+    )
+    assert np.allclose(fallback.embed_query("stock"), embedder.embed_query("stock"), atol=1e-5)
+    assert fallback.count_tokens("word " * 400) == 400
+    # texts are cut at the trained length before fastembed sees them (bounded memory)
+    long, cut = fallback.embed_passages(["alpha beta " * 300, "alpha beta " * 127])
+    assert float(long @ cut) > 0.9999
+
+
+def test_the_fallback_finds_its_tokenizer_in_the_hub_cache(custom_model, model_dir, tmp_path):
+    cache = tmp_path / "cache"
+    _hub_cache(cache, "minirag-tests/custom-minilm-onnx", model_dir, "model.onnx")
+    env = {"MODEL_NAME": custom_model, "CACHE_DIR": str(cache), "BASE_DIR": str(tmp_path)}
+    fallback = Embedder.from_config(load_config(env))
+    assert fallback.dim == 384 and fallback.count_tokens("hello world") == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minirag_store.pipeline import Document, DocumentWriter
+from store_rows import lance_table
 
 
 def doc(root, name: str, text: str) -> Document:
@@ -12,13 +13,14 @@ def doc(root, name: str, text: str) -> Document:
 def test_many_documents_share_one_commit(make_index, docs_root):
     index = make_index()
     table = index.table()
-    before = table._tbl.version
+    raw = lance_table(index.config.db_path)
+    before = raw.version
     writer = DocumentWriter(index)
     docs = [doc(docs_root, f"d{i}.md", f"# Doc {i}\n\nplain text number {i}") for i in range(5)]
     written = list(writer.write(docs))
     assert [d.source for d, _ in written] == [d.source for d in docs]
     assert all(n == 1 for _, n in written)
-    assert table._tbl.version == before + 1  # one commit for all five
+    assert raw.version == before + 1  # one commit for all five
     writer.finish()
     assert table.counts() == (5, 5)
     hit = index.query("plain text number 3", top_k=1)["results"][0]

@@ -234,8 +234,7 @@ def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
     from minirag_store import Index
 
     base, _ = corpus_index
-    index = Index(replace(base.config, db_path=tmp_path / "db"))
-    index._embedder_obj = base.embedder()
+    index = Index(replace(base.config, db_path=tmp_path / "db"), embedder=base.embedder())
     root = tmp_path / "docs"
     boiler = (
         "# Boiler care\n\n"
@@ -257,8 +256,9 @@ def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
     }
     counts = write_docs(index, root, files)
     assert counts[str(root / "boiler.md")] >= 2  # the two terms land in different chunks
-    keyword_only = Index(replace(index.config, hybrid_weight=1.0))
-    keyword_only._embedder_obj, keyword_only._table_obj = index.embedder(), index.table()
+    keyword_only = Index(
+        replace(index.config, hybrid_weight=1.0), embedder=index.embedder(), table=index.table()
+    )
     hits = keyword_only.query("descaling citric acid", top_k=3)["results"]
     assert hits[0]["source"] == str(root / "boiler.md")
     index.close()

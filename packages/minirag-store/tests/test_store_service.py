@@ -3,32 +3,55 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
+import pytest
 from minirag_store import Index
+from minirag_store.errors import IndexMismatchError, ModelLoadError
+from minirag_store.table import ChunkTable
 
 
-def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env):
+def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env, tmp_path):
     first = make_index()
     first.ingest_data("Invoice SPEC-112 covers warehouse stock.", "notes/spec", "text", "Spec")
     first.close()
 
-    reader = Index.open(index_env)
+    # A model folder with no files: any attempt to load the model fails loudly.
+    no_model = tmp_path / "no-model"
+    no_model.mkdir()
+    reader = Index.open({**index_env, "MODEL_PATH": str(no_model)})
     try:
         assert reader.read_file("notes/spec")["text"].startswith("Invoice SPEC-112")
         assert [r["source"] for r in reader.list_files()["files"]] == ["notes/spec"]
         assert reader.status()["chunkCount"] >= 1
-        assert reader._embedder_obj is None  # no model load for reads
-        hits = reader.query("warehouse stock")  # a query loads it, once
-        assert hits["results"][0]["source"] == "notes/spec"
-        assert reader._embedder_obj is not None
+        with pytest.raises(ModelLoadError, match="MODEL_PATH"):
+            reader.query("warehouse stock")  # a query is what needs the model
     finally:
         reader.close()
 
 
+def test_an_index_takes_a_loaded_model_and_table_through_its_constructor(make_index):
+    base = make_index()
+    base.ingest_data("Invoice SPEC-112 covers warehouse stock.", "notes/spec", "text", "Spec")
+    keyword_only = Index(
+        replace(base.config, hybrid_weight=1.0), embedder=base.embedder(), table=base.table()
+    )
+    assert keyword_only.embedder() is base.embedder() and keyword_only.table() is base.table()
+    hit = keyword_only.query("SPEC-112")["results"][0]
+    assert hit["source"] == "notes/spec"
+
+
+def test_a_table_and_model_of_different_dimensions_are_refused(make_index):
+    base = make_index()
+    base.ingest_data("alpha beta gamma", "a", "text")
+    small = ChunkTable.open(base.config.db_path.parent / "small", "tiny/model", 8)
+    with pytest.raises(IndexMismatchError, match="8-dim"):
+        Index(base.config, embedder=base.embedder(), table=small)
+
+
 def test_concurrent_first_calls_open_the_table_once(make_index):
-    index = make_index()
-    index.ingest_data("alpha beta gamma", "a", "text")
-    index._table_obj = None  # forget it: the next callers race to reopen
+    make_index().ingest_data("alpha beta gamma", "a", "text")
+    index = make_index()  # a fresh Index over the same existing table
     seen: list[object] = []
     barrier = threading.Barrier(4)
 

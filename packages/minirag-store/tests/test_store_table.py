@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from minirag_store.errors import IndexMismatchError
 from minirag_store.table import ChunkTable, scope_filter
-from store_rows import DIM, chunk_rows
+from store_rows import DIM, chunk_rows, lance_table
 
 
 @pytest.fixture
@@ -115,7 +115,8 @@ def test_fts_stays_current_without_maintain(table):
 
 def test_lookups_use_scalar_indexes(table):
     put(table, "/d/a.md", ["x"])
-    indexed = {tuple(ix.columns): ix.index_type for ix in table._tbl.list_indices()}
+    raw = lance_table(table.db_path)
+    indexed = {tuple(ix.columns): ix.index_type for ix in raw.list_indices()}
     assert indexed[("source",)] == "BTree"
     assert indexed[("parent_id",)] == "BTree"
     assert indexed[("keywords",)] == "FTS"
@@ -167,7 +168,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
     put(table, "/d/a.md", ["walrus colony", "ice floe census", "unrelated"])
     put(table, "/d/b.md", ["narwhal tusk"])
-    raw = table._tbl  # make it look like an index from before the keyword scheme changed
+    raw = lance_table(tmp_path / "db")  # make it look like an index from before the change
     rows = raw.search().select(["id", "title", "text"]).limit(100).to_arrow().to_pylist()
     old = [normalize(f"{r['title']}\n{r['text']}") for r in rows]
     data = pa.table({"id": [r["id"] for r in rows], "keywords": old})
@@ -184,5 +185,29 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     census = {h["id"] for h in again.keyword_search("census", 5)}
     assert census == {r["id"] for r in rows if r["text"] in ("walrus colony", "ice floe census")}
     assert [h["source"] for h in again.keyword_search("narwhal", 5)] == ["/d/b.md"]
-    vectors_after = again._tbl.search().select(["id", "vector"]).limit(100).to_arrow()
-    assert sorted(vectors_after.to_pylist(), key=str) == sorted(vectors_before, key=str)
+    after = lance_table(tmp_path / "db").search().select(["id", "vector"]).limit(100).to_arrow()
+    assert sorted(after.to_pylist(), key=str) == sorted(vectors_before, key=str)
+
+
+def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
+    """Our async keyword search (its own event loop, LanceDB's public async API) returns
+    the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike."""
+    from minirag_store.keywords import normalize_query
+
+    put(table, "/d/a/1.md", ["invoice payment run", "the payment terms", "walrus census"])
+    put(table, "/d/a/2.md", ["late invoice reminders", "invoice invoice dispute"])
+    put(table, "/d/b/3.md", ["payment of an invoice by card"])
+    table.maintain()
+    put(table, "/d/b/4.md", ["an invoice written after the index was built"])
+    raw = lance_table(table.db_path)
+    for text, scopes in [("invoice", None), ("invoice payment", ["/d/a"]), ("payment", ["/d/b"])]:
+        where = scope_filter(scopes)
+        query = raw.search(normalize_query(text), query_type="fts", fts_columns="keywords")
+        if where:
+            query = query.where(where, prefilter=True)
+        expected = query.select(["id", "_score"]).limit(10).to_arrow().to_pylist()
+        got = table.keyword_search(text, 10, where)
+        assert expected, text
+        key = lambda hit: (-round(hit["_score"], 5), hit["id"])  # noqa: E731
+        assert sorted(map(key, got)) == sorted(map(key, expected)), text
+        assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)

@@ -1,9 +1,22 @@
-"""The embedding model: fastembed ONNX, loaded once, passages and queries kept apart.
+"""The embedding model: loaded once, passages and queries kept apart, through public APIs.
 
 Documents go through passage embedding and queries through query embedding, so models
-with ``passage:``/``query:`` prefixes (e5 and friends) work. ``MODEL_PATH`` points at a
-local folder and loads with no network at all (the air-gapped install, and our tests).
-fastembed and onnxruntime are imported here, lazily, never at package import.
+with ``passage:``/``query:`` prefixes work. ``MODEL_PATH`` points at a local folder and
+loads with no network at all (the air-gapped install, and our tests).
+
+How a model is loaded:
+
+* A model in :data:`~minirag_store.onnx_encoder.KNOWN_MODELS` runs in our own
+  onnxruntime session (:class:`~minirag_store.onnx_encoder.OnnxEncoder`, threads that do
+  not spin-wait) over its folder: ``MODEL_PATH``, or the Hugging Face cache under
+  ``CACHE_DIR`` (found with ``huggingface_hub.try_to_load_from_cache``), which fastembed
+  fills on first use. fastembed itself is then only imported to download.
+* Any other model fastembed supports runs through fastembed's ``TextEmbedding`` (one
+  warning says so: its threads spin-wait after each query, costing query CPU).
+
+The token counter is the model folder's ``tokenizer.json`` with truncation and padding
+off (:func:`minirag_chunker.counter_from_tokenizer_file`). fastembed, onnxruntime and
+huggingface_hub are imported here, lazily, never at package import.
 """
 
 from __future__ import annotations
@@ -11,20 +24,34 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from minirag_store.config import Config
 from minirag_store.errors import ModelLoadError
+from minirag_store.onnx_encoder import KNOWN_MODELS, KnownModel, OnnxEncoder, load_tokenizer
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
+    from tokenizers import Tokenizer
 
-__all__ = ["EMBED_BATCH", "Embedder"]
+__all__ = ["EMBED_BATCH", "Embedder", "Encoder"]
 
 #: Texts per ONNX call. Measured on the 2-core build machine: 32 beat 8, 16, 64 and 256.
 EMBED_BATCH = 32
+
+
+class Encoder(Protocol):
+    """What :class:`Embedder` runs texts through (vectors need not be normalised)."""
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        """One vector per text, in input order (one batch)."""
+        ...
+
+    def query(self, text: str) -> np.ndarray:
+        """The vector of one query."""
+        ...
 
 
 class Embedder:
@@ -35,9 +62,10 @@ class Embedder:
     """
 
     def __init__(
-        self, model: Any, model_id: str, dim: int, max_tokens: int, counter: Callable[[str], int]
-    ) -> None:
-        self._model = model
+        self, encoder: Encoder, model_id: str, dim: int, max_tokens: int,
+        counter: Callable[[str], int],
+    ) -> None:  # fmt: skip
+        self._encoder = encoder
         self.model_id = model_id
         self.dim = dim
         self.max_tokens = max_tokens
@@ -49,12 +77,15 @@ class Embedder:
 
         Raises :class:`ModelLoadError` naming the model, ``CACHE_DIR`` and ``MODEL_PATH``.
         """
-        model = _load(config)
-        counter = _token_counter(model)
-        _cap_truncation(model, config.model_max_tokens)
-        _stop_spinning(model)
-        probe = next(iter(model.query_embed(["dimension probe"])))
-        return cls(model, config.model_name, int(probe.shape[-1]), config.model_max_tokens, counter)
+        known = KNOWN_MODELS.get(config.model_name.lower())
+        if known is None:
+            encoder, counter = _through_fastembed(config)
+        else:
+            encoder, counter = _own_session(config, known)
+        probe = encoder.query("dimension probe")
+        return cls(
+            encoder, config.model_name, int(probe.shape[-1]), config.model_max_tokens, counter
+        )
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` costs this model (no special tokens, no truncation, no padding)."""
@@ -70,15 +101,17 @@ class Embedder:
         # padding (measured -10 % CPU on SciFact chunks), then rows go back in input order.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ordered = [texts[i] for i in order]
-        vectors = np.stack(list(self._model.passage_embed(ordered, batch_size=EMBED_BATCH)))
+        batches = range(0, len(ordered), EMBED_BATCH)
+        vectors = np.concatenate(
+            [self._encoder.passages(ordered[i : i + EMBED_BATCH]) for i in batches]
+        )
         out = np.empty_like(vectors)
         out[order] = vectors
         return _unit(out)
 
     def embed_query(self, text: str) -> np.ndarray:
         """The unit query vector ``[dim]`` (float32)."""
-        vector = next(iter(self._model.query_embed([text])))
-        return _unit(vector[None, :])[0]
+        return _unit(self._encoder.query(text)[None, :])[0]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -89,12 +122,70 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
-def _load(config: Config) -> Any:
+def _load_error(config: Config, problem: object) -> ModelLoadError:
+    where = (
+        f"from MODEL_PATH {config.model_path}"
+        if config.model_path is not None
+        else f"into CACHE_DIR {config.cache_dir}"
+    )
+    return ModelLoadError(
+        f"Could not load embedding model {config.model_name!r} {where}: {problem}. "
+        "Check the network and CACHE_DIR, or for an offline install set MODEL_PATH "
+        "to a folder holding the model's files (model.onnx, tokenizer.json, config.json)."
+    )
+
+
+def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[str], int]]:
+    """Our onnxruntime session over the model's folder (downloaded first if need be)."""
+    folder = config.model_path
+    if folder is None:
+        folder = _cached_folder(config, known.hf_repo, known.model_file)
+    if folder is None:
+        _fastembed(config, lazy=True)  # fastembed downloads into the hub cache
+        folder = _cached_folder(config, known.hf_repo, known.model_file)
+    if folder is None:
+        raise _load_error(config, f"no {known.model_file} of {known.hf_repo} in the cache")
+    try:
+        tokenizer = load_tokenizer(folder, config.model_max_tokens)
+        encoder = OnnxEncoder(folder / known.model_file, tokenizer, known.pooling)
+    # tokenizers and onnxruntime raise bare Exceptions (missing, unreadable or invalid
+    # files); each means the same to the user, so each becomes one clear error.
+    except Exception as e:
+        raise _load_error(config, e) from e
+    return encoder, _counter(config, folder)
+
+
+def _cached_folder(config: Config, repo: str, model_file: str | None) -> Path | None:
+    """The folder of ``repo``'s files in the Hugging Face cache under ``CACHE_DIR``
+    (where fastembed downloads), or None when it does not hold them (all of them)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo, "tokenizer.json", cache_dir=str(config.cache_dir))
+    if not isinstance(found, str):
+        return None
+    folder = Path(found).parent
+    if model_file is not None and not (folder / model_file).is_file():
+        return None  # an interrupted download: fastembed completes it
+    return folder
+
+
+def _counter(config: Config, folder: Path) -> Callable[[str], int]:
+    from minirag_chunker import TokenizerLoadError, counter_from_tokenizer_file
+
+    try:
+        return counter_from_tokenizer_file(folder / "tokenizer.json")
+    except TokenizerLoadError as e:
+        raise _load_error(config, e) from e
+
+
+def _fastembed(config: Config, *, lazy: bool = False) -> Any:
+    """fastembed's ``TextEmbedding`` for the model (downloading it into the cache);
+    ``lazy`` fetches the files without opening an ONNX session."""
     try:
         from fastembed import TextEmbedding
     except ImportError as e:  # a broken install, not a config problem
         raise ModelLoadError(f"fastembed is not importable ({e}); reinstall minirag") from e
-    kwargs: dict[str, Any] = {"cache_dir": str(config.cache_dir)}
+    kwargs: dict[str, Any] = {"cache_dir": str(config.cache_dir), "lazy_load": lazy}
     if config.model_path is not None:
         kwargs["specific_model_path"] = str(config.model_path)
     try:
@@ -102,89 +193,72 @@ def _load(config: Config) -> Any:
     # fastembed surfaces download, hub, file and ONNX failures as many unrelated types;
     # every one of them means the same thing to the user, so they become one clear error.
     except Exception as e:
-        where = (
-            f"from MODEL_PATH {config.model_path}"
-            if config.model_path is not None
-            else f"into CACHE_DIR {config.cache_dir}"
-        )
-        raise ModelLoadError(
-            f"Could not load embedding model {config.model_name!r} {where}: {e}. "
-            "Check the network and CACHE_DIR, or for an offline install set MODEL_PATH "
-            "to a folder holding the model's files (model.onnx, tokenizer.json, config.json)."
-        ) from e
+        raise _load_error(config, e) from e
 
 
-def _stop_spinning(model: Any) -> None:
-    """Rebuild the ONNX session with its worker threads sleeping instead of spin-waiting.
-
-    After each inference onnxruntime's intra-op threads spin for a while; on a query that
-    burns a core while the search runs (measured at 100k chunks: search CPU 28-31 -> 14 ms,
-    p50 / embedding 3.7x -> 2.9x). Batch ingest is unaffected within noise: its operators
-    are long enough that threads rarely wait. fastembed does not expose the setting, so the
-    session is rebuilt from the same file with fastembed's own options plus this one; if
-    fastembed's internals differ from what we expect, we keep its session and warn once.
-    """
-    import onnxruntime as ort
-
-    inner = model.model
-    session = getattr(inner, "model", None)
-    description = getattr(inner, "model_description", None)
-    model_dir = getattr(inner, "_model_dir", None)
-    if getattr(description, "additional_files", None):
-        return  # external-data models load through fastembed's links; leave them as built
-    if session is None or description is None or model_dir is None:
-        log.warning("fastembed internals changed; onnxruntime threads keep spin-waiting")
-        return
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    path = Path(model_dir) / description.model_file
+def _through_fastembed(config: Config) -> tuple[Encoder, Callable[[str], int]]:
+    """fastembed's own session for a model we have no session of ours for; warns once."""
+    model = _fastembed(config)
+    folder = config.model_path or _hub_folder(config)
+    if folder is None:
+        raise _load_error(config, "fastembed loaded it, but its tokenizer.json is not in CACHE_DIR")
     try:
-        inner.model = ort.InferenceSession(
-            str(path), sess_options=options, providers=session.get_providers()
-        )
-    # The rebuild is an optimisation: whatever goes wrong, fastembed's own session still works.
-    except Exception as e:
-        log.warning("kept fastembed's ONNX session (threads spin-wait): %s", e)
+        cutter = load_tokenizer(folder, config.model_max_tokens)
+    except Exception as e:  # as in _own_session: unreadable tokenizer files
+        raise _load_error(config, e) from e
+    log.warning(
+        "minirag has no ONNX session of its own for %s: embedding through fastembed's, whose "
+        "worker threads spin-wait after each query (more CPU per query). Known models: %s",
+        config.model_name, ", ".join(sorted(KNOWN_MODELS)),
+    )  # fmt: skip
+    return _FastembedEncoder(model, cutter), _counter(config, folder)
 
 
-def _cap_truncation(model: Any, max_tokens: int) -> None:
-    """Truncate the encoder's input at the model's trained sequence length.
+def _hub_folder(config: Config) -> Path | None:
+    """Where fastembed keeps a model it downloaded from the hub (its public model list
+    names the repo), or None."""
+    from fastembed import TextEmbedding
 
-    fastembed truncates at the tokenizer's 512 positions, but sentence-transformers models
-    only ever saw ``max_seq_length`` tokens (128/256), so the tail adds nothing but ONNX
-    activation memory: 64 long texts at 512 tokens peaked at 2.2 GB RSS (measured).
-    Our chunks fit the budget anyway; this bounds memory for the ones that may not
-    (atomic code fences up to 4x the budget).
+    name = config.model_name.lower()
+    for model in TextEmbedding.list_supported_models():
+        repo = (model.get("sources") or {}).get("hf")
+        if model.get("model", "").lower() == name and repo:
+            return _cached_folder(config, repo, None)
+    return None
+
+
+class _FastembedEncoder:
+    """fastembed's ``TextEmbedding``, fed texts cut to the model's trained length.
+
+    fastembed truncates at the tokenizer config's limit (often 512 positions), past the
+    128/256 tokens sentence-transformers models were trained on; cutting the text first
+    bounds ONNX activation memory as our own session's truncation does.
     """
-    tokenizer = getattr(model.model, "tokenizer", None)
-    truncation = getattr(tokenizer, "truncation", None)
-    if tokenizer is None or not truncation or truncation.get("max_length", 0) <= max_tokens:
-        return
-    tokenizer.enable_truncation(
-        max_length=max_tokens,
-        stride=truncation.get("stride", 0),
-        strategy=truncation.get("strategy", "longest_first"),
-        direction=truncation.get("direction", "right"),
-    )
 
+    def __init__(self, model: Any, tokenizer: Tokenizer) -> None:
+        self._model = model
+        self._tokenizer = tokenizer
 
-def _token_counter(model: Any) -> Callable[[str], int]:
-    """The model's own tokenizer, cloned with truncation and padding off."""
-    from tokenizers import Tokenizer
+    def _cut(self, text: str) -> str:
+        encoding = self._tokenizer.encode(text)
+        if not encoding.overflowing:
+            return text
+        real = [
+            end
+            for (_, end), special in zip(
+                encoding.offsets, encoding.special_tokens_mask, strict=True
+            )
+            if not special
+        ]
+        return text[: max(real, default=0)]
 
-    inner = model.model
-    if hasattr(inner, "_ensure_tokenizer"):  # a lazily loaded fastembed model
-        inner._ensure_tokenizer()
-    source = getattr(inner, "tokenizer", None)
-    if source is None:
-        raise ModelLoadError(f"The embedding model {model.model_name!r} exposes no tokenizer")
-    tokenizer = Tokenizer.from_str(source.to_str())
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        """One vector per text, in input order."""
+        import numpy as np
 
-    def count(text: str) -> int:
-        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+        cut = [self._cut(t) for t in texts]
+        return np.stack(list(self._model.passage_embed(cut, batch_size=len(cut))))
 
-    return count
+    def query(self, text: str) -> np.ndarray:
+        """The query vector (fastembed's query embedding: prefixes where a model has them)."""
+        return next(iter(self._model.query_embed([self._cut(text)])))

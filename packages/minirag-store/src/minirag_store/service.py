@@ -80,16 +80,31 @@ class Index:
     Build one with :meth:`open` (reads the env mapping and flags once) or from a
     :class:`Config`. A broken configuration does not raise here: :meth:`status` reports
     it and every other method raises the same :class:`ConfigError`.
+
+    ``embedder`` and ``table`` hand the Index an already loaded model and an already
+    opened table instead of loading them lazily: several Index objects with different
+    settings (ranking, fusion) can share one model and one table, as tests and benchmarks
+    do, without loading ONNX again. They must be this configuration's model and index;
+    a table whose vectors do not fit the model raises :class:`IndexMismatchError`.
     """
 
-    def __init__(self, config: Config | None, config_error: str | None = None) -> None:
+    def __init__(
+        self,
+        config: Config | None,
+        config_error: str | None = None,
+        *,
+        embedder: Embedder | None = None,
+        table: ChunkTable | None = None,
+    ) -> None:
         if config is None and config_error is None:
             raise ValueError("Index needs a Config or a config_error")
+        if embedder is not None and table is not None:
+            _check_dims(table, embedder)
         self._config = config
         self._config_error = config_error
         self._lock = threading.RLock()
-        self._embedder_obj: Embedder | None = None
-        self._table_obj: ChunkTable | None = None
+        self._embedder_obj = embedder
+        self._table_obj = table
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
 
@@ -145,13 +160,8 @@ class Index:
                 from minirag_store.embedding import Embedder
 
                 embedder = Embedder.from_config(config)
-                table = self._table_obj
-                if table is not None and table.dim != embedder.dim:
-                    raise IndexMismatchError(
-                        f"The index at {config.db_path} holds {table.dim}-dim vectors, but "
-                        f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
-                        "DB_PATH or re-index with the model that built it."
-                    )
+                if self._table_obj is not None:
+                    _check_dims(self._table_obj, embedder)
                 self._embedder_obj = embedder
             return self._embedder_obj
 
@@ -323,3 +333,13 @@ class Index:
             self._table_obj = None
         if table is not None and pending:
             table.maintain()
+
+
+def _check_dims(table: ChunkTable, embedder: Embedder) -> None:
+    """Refuse a model whose vectors do not fit the table's."""
+    if table.dim != embedder.dim:
+        raise IndexMismatchError(
+            f"The index at {table.db_path} holds {table.dim}-dim vectors, but "
+            f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
+            "DB_PATH or re-index with the model that built it."
+        )

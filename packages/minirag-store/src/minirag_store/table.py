@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store import keyword_column as kwcol
 from minirag_store.errors import IndexMismatchError
+from minirag_store.fts import KeywordSearcher
 from minirag_store.keywords import normalize_query
 from minirag_store.rwlock import ReadWriteLock
 from minirag_store.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
@@ -160,6 +161,7 @@ class ChunkTable:
         self._snap: VectorSnapshot | None = None
         self._snap_lock = threading.Lock()
         self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
+        self._keywords = KeywordSearcher(db_path, TABLE_NAME)
 
     @classmethod
     def open(cls, db_path: Path, model_id: str, dim: int) -> ChunkTable:
@@ -211,16 +213,16 @@ class ChunkTable:
     # ------------------------------------------------------------------ indexes
     def _ensure_indexes(self) -> None:
         """Create missing indexes (on an empty table too: later rows are folded in)."""
+        from lancedb.index import FTS, BTree
+
         have = {tuple(ix.columns) for ix in self._tbl.list_indices()}
-        with self._writing(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
+        with self._writing():
             for column in ("source", "parent_id", "id"):
                 if (column,) not in have:
-                    self._tbl.create_scalar_index(column, index_type="BTREE")
+                    self._tbl.create_index(column, config=BTree())
             if ("keywords",) not in have:
                 # Our column is already normalised: split on spaces, change nothing.
-                self._tbl.create_fts_index(
-                    "keywords",
+                fts = FTS(
                     base_tokenizer="whitespace",
                     lower_case=False,
                     stem=False,
@@ -228,6 +230,7 @@ class ChunkTable:
                     ascii_folding=False,
                     max_token_length=None,
                 )
+                self._tbl.create_index("keywords", config=fts, replace=False)
 
     def keywords_stale(self) -> bool:
         """Whether some keyword entries predate the current scheme (:meth:`maintain`
@@ -241,16 +244,17 @@ class ChunkTable:
         Call once per ingest batch or sync, never per file. Compaction runs while queries
         go on (they read their own version's files, which it keeps); only the final
         removal of old versions holds the exclusive lock, briefly, so no in-process query
-        reads a file being deleted.
+        reads a file being deleted. A query in another process that started on the
+        previous version in that instant fails once (LanceDB warns about exactly this;
+        see :func:`_drop_old_versions`).
         """
         self._ensure_indexes()
-        with self._writing(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "cleanup_older_than=0": see below
+        with self._writing():
             if self.keywords_stale():  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, _in_sources)
             self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
             with self._rw.exclusive():
-                self._tbl.optimize(cleanup_older_than=timedelta(0))
+                _drop_old_versions(self._tbl)
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
@@ -429,6 +433,11 @@ class ChunkTable:
                     self._snap = snap
         return snap
 
+    def snapshot(self) -> VectorSnapshot:
+        """The in-memory search snapshot of the latest version (loaded if need be): what
+        vector search and hit look-ups read; its size is what search costs in memory."""
+        return self._snapshot()
+
     def vector_search(
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
@@ -453,13 +462,8 @@ class ChunkTable:
         terms = normalize_query(text)
         if not terms:
             return []
-        from lancedb.background_loop import LOOP
-
         with self._rw.shared():
-            # One hand-off to lancedb's event loop for the search and the version, through
-            # its async API: the sync builder costs ~2 CPU-ms more per search (three
-            # schema reads, a legacy-index file check, a hop per result batch).
-            found, version = LOOP.run(_fts(self._tbl._table, terms, limit, scope_sql))
+            found, version = self._keywords.search(terms, "keywords", limit, scope_sql)
         snap = self._snapshot(version)  # read after the search: at least as new as its rows
         out = []
         for row_id, score in zip(found["id"].to_pylist(), found["_score"].to_pylist(), strict=True):
@@ -470,17 +474,19 @@ class ChunkTable:
         return out
 
 
-async def _fts(table: Any, terms: str, limit: int, scope_sql: str | None) -> tuple[pa.Table, int]:
-    """Ids and BM25 scores of the best ``limit`` rows for ``terms``, then the version.
+def _drop_old_versions(table: Any) -> None:
+    """Delete every version but the latest, knowingly.
 
-    Only the id and score come from disk: the other columns are in the snapshot, and each
-    one selected here would be read from the fragments of every hit.
+    Keeping none is what holds the index at one version's size across re-syncs (a time
+    window would not protect readers anyway: a version superseded a moment ago may have
+    been committed hours ago). LanceDB's warning about concurrent readers of older
+    versions is this choice, taken on purpose, so only that one message is ignored here.
     """
-    query = table.query().nearest_to_text(terms, columns="keywords")
-    if scope_sql:
-        query = query.where(scope_sql)  # a prefilter: scoped hits are not crowded out
-    found = await query.select(["id", "_score"]).limit(limit).to_arrow()
-    return found, await table.version()
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
+        )
+        table.optimize(cleanup_older_than=timedelta(0))
 
 
 def _in_sources(sources: Sequence[str]) -> str:
