@@ -62,9 +62,13 @@ class Embedder:
     """
 
     def __init__(
-        self, encoder: Encoder, model_id: str, dim: int, max_tokens: int,
+        self,
+        encoder: Encoder,
+        model_id: str,
+        dim: int,
+        max_tokens: int,
         counter: Callable[[str], int],
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._encoder = encoder
         self.model_id = model_id
         self.dim = dim
@@ -143,8 +147,9 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     if folder is None:
         _fastembed(config, lazy=True)  # fastembed downloads into the hub cache
         folder = _cached_folder(config, known.hf_repo, known.model_file)
-    if folder is None:
-        raise _load_error(config, f"no {known.model_file} of {known.hf_repo} in the cache")
+    if folder is None or not (folder / known.model_file).is_file():
+        where = folder or f"the cache's copy of {known.hf_repo}"
+        raise _load_error(config, f"{where} holds no {known.model_file}")
     try:
         tokenizer = load_tokenizer(folder, config.model_max_tokens)
         encoder = OnnxEncoder(folder / known.model_file, tokenizer, known.pooling)
@@ -243,14 +248,8 @@ class _FastembedEncoder:
         encoding = self._tokenizer.encode(text)
         if not encoding.overflowing:
             return text
-        real = [
-            end
-            for (_, end), special in zip(
-                encoding.offsets, encoding.special_tokens_mask, strict=True
-            )
-            if not special
-        ]
-        return text[: max(real, default=0)]
+        pairs = zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+        return text[: max((end for (_, end), special in pairs if not special), default=0)]
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         """One vector per text, in input order."""

@@ -244,9 +244,7 @@ class ChunkTable:
         Call once per ingest batch or sync, never per file. Compaction runs while queries
         go on (they read their own version's files, which it keeps); only the final
         removal of old versions holds the exclusive lock, briefly, so no in-process query
-        reads a file being deleted. A query in another process that started on the
-        previous version in that instant fails once (LanceDB warns about exactly this;
-        see :func:`_drop_old_versions`).
+        reads a file being deleted (another process's may: see :func:`_drop_old_versions`).
         """
         self._ensure_indexes()
         with self._writing():
@@ -434,8 +432,7 @@ class ChunkTable:
         return snap
 
     def snapshot(self) -> VectorSnapshot:
-        """The in-memory search snapshot of the latest version (loaded if need be): what
-        vector search and hit look-ups read; its size is what search costs in memory."""
+        """The latest version's in-memory search snapshot (what search holds in memory)."""
         return self._snapshot()
 
     def vector_search(
@@ -475,13 +472,10 @@ class ChunkTable:
 
 
 def _drop_old_versions(table: Any) -> None:
-    """Delete every version but the latest, knowingly.
-
-    Keeping none is what holds the index at one version's size across re-syncs (a time
-    window would not protect readers anyway: a version superseded a moment ago may have
-    been committed hours ago). LanceDB's warning about concurrent readers of older
-    versions is this choice, taken on purpose, so only that one message is ignored here.
-    """
+    """Delete every version but the latest: the index stays one version's size across
+    re-syncs. LanceDB warns that a reader in another process still on an older version
+    then fails (a time window would not help: a version superseded a moment ago may be
+    hours old); that risk is taken on purpose, so only that one message is ignored."""
     with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
