@@ -85,6 +85,8 @@ def test_progress_sees_the_ingested_count_grow_before_the_job_ends(tmp_path, cli
     from minirag_store import pipeline
     from minirag_store.embedding import EMBED_BATCH
 
+    slow_batch_seconds = 0.6  # longer than COMMIT_SECONDS: the first batch is due a commit
+
     root = tmp_path / "many"
     root.mkdir()
     total = 200
@@ -99,7 +101,7 @@ def test_progress_sees_the_ingested_count_grow_before_the_job_ends(tmp_path, cli
         vectors = real(texts)
         calls[0] += 1
         if calls[0] == 1:
-            time.sleep(pipeline.COMMIT_SECONDS + 0.1)  # the first batch is due a commit
+            time.sleep(slow_batch_seconds)
         else:
             assert gate.wait(120), "the test never opened the gate"
         return vectors
@@ -125,3 +127,4 @@ def test_progress_sees_the_ingested_count_grow_before_the_job_ends(tmp_path, cli
         index.close()
     assert result[0]["counts"]["ingested"] == total
     assert seen == sorted(seen) and seen[-1] == total
+    assert slow_batch_seconds > pipeline.COMMIT_SECONDS

@@ -11,7 +11,7 @@ from pathlib import Path
 from mcp_testlib import RawServer
 
 FILES = 300
-#: Sentences for the corpus: each file gets a dozen, so a few chunks of real text.
+#: Sentences for the corpus: each file gets five, two chunks of real text.
 WORDS = ["harbour", "lantern", "granite", "orchard", "falcon", "meadow", "copper", "willow"]
 
 
@@ -21,7 +21,7 @@ def _corpus(root: Path) -> list[Path]:
         path = root / f"box{i // 100}" / f"note{i:03d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [f"# Note {i}"]
-        for j in range(12):
+        for j in range(5):
             a, b = WORDS[(i + j) % 8], WORDS[(i * 3 + j) % 8]
             lines.append(
                 f"Paragraph {j} of note {i} says the {a} by the {b} was counted {i * j} times "

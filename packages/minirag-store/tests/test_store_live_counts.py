@@ -76,14 +76,18 @@ def test_a_slow_parse_does_not_hold_back_documents_in_hand(make_index, docs_root
     assert len(committed) == 2
 
 
+#: How long the first embedding batch is made to take: longer than COMMIT_SECONDS.
+SLOW_BATCH_SECONDS = 0.6
+
+
 def hold_after_first_batch(index) -> threading.Event:
-    """Let the first embedding batch take a little longer than COMMIT_SECONDS (so its
-    documents are due a commit), then hold every later batch until the event is set."""
+    """Let the first embedding batch take longer than COMMIT_SECONDS (so its documents
+    are due a commit), then hold every later batch until the event is set."""
     gate = threading.Event()
 
     def after(calls: int) -> None:
         if calls == 1:
-            time.sleep(pipeline.COMMIT_SECONDS + 0.1)
+            time.sleep(SLOW_BATCH_SECONDS)
         else:
             assert gate.wait(120), "the test never opened the gate"
 
@@ -111,3 +115,4 @@ def test_sync_status_moves_within_a_window(make_index, docs_root):
         gate.set()
     end = index.syncs().wait(job_id, 120)
     assert end["state"] == "succeeded" and end["counts"]["ingested"] == 200
+    assert pipeline.COMMIT_SECONDS < SLOW_BATCH_SECONDS  # what made the first batch due
