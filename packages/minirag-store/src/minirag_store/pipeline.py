@@ -33,8 +33,9 @@ FLUSH_CHUNKS = 512
 #: ... or this many documents.
 FLUSH_DOCS = 64
 #: Commit embedded documents at least this often, and embed a window whose first document
-#: has waited this long. Measured on the 2-core machine: a commit costs 20-100 ms, so this
-#: bounds the commit overhead to a few percent while counts move several times a second.
+#: has waited this long. A commit (merge + manifest) measured 70-400 ms on the shared 2-core
+#: machine under load, whatever its size: per file it would dominate small files, and at
+#: most two a second it stays a small share of the embedding it follows.
 COMMIT_SECONDS = 0.5
 #: Rows are embedded in order of (length // this, document): near-equal lengths pad alike,
 #: and within one bucket a document's chunks stay together, so documents complete (and get
