@@ -167,7 +167,8 @@ def test_ingest_relative_path_with_cwd_as_root(invoke, fresh, cli_env):
     ran = invoke("ingest", "notes", "--json", *fresh["db"])
     assert ran.code == 0, ran.stderr
     job = ran.json()
-    assert set(job) == JobStatus.__required_keys__  # errorsOmitted only when errors overflow
+    # errorsOmitted only when errors overflow; files once the job finished
+    assert set(job) == JobStatus.__required_keys__ | {"files"}
     assert job["state"] == "succeeded" and job["errors"] == []
     assert job["counts"]["ingested"] == 1 and job["counts"]["failed"] == 0
     assert ran.stderr == ""  # not a terminal: no progress bar

@@ -229,6 +229,10 @@ def convert_file(path: Path, config: Config) -> Converted:
     if ext in _DECODED_EXTENSIONS:
         text = decode_text(_read(path), html=ext != ".csv")
         result = markitdown_convert(text.encode("utf-8"), None, ext, what)
+    elif ext == ".docx":  # embedded (altChunk) parts too, and a check on the unpacked size
+        from minirag_store.altchunk import convert_docx
+
+        result = convert_docx(path, config.max_file_size, what)
     else:
         result = markitdown_convert(None, path, ext, what)
     markdown = _finish(result.markdown or "", what)

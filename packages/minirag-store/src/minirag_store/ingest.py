@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
 
 __all__ = [
+    "idle_seconds",
     "ingest_data",
     "ingest_file",
     "ingest_paths",
@@ -88,7 +89,7 @@ def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
 def write_parsed(
     index: Index,
     job: Job,
-    parsed: Iterable[Parsed],
+    parsed: Iterable[Parsed | None],
     *,
     progress: ProgressCallback | None = None,
     touched: list[Parsed] | None = None,
@@ -97,22 +98,26 @@ def write_parsed(
 
     A failed parse is counted ``failed`` with its reason; an ``unchanged`` result (its
     hash matched) is counted ``skipped`` and appended to ``touched`` so the caller can
-    store its new mtime. Stops pulling new documents once the job is cancelled: the
-    writer still completes what it already holds, so each file ends fully written or
-    untouched. ``finish()`` runs once at the end, even after a failure.
+    store its new mtime. A ``None`` (the parser is busy) goes to the writer, which may
+    commit what it holds meanwhile; each file is counted ``ingested`` at its commit.
+    Stops pulling new documents once the job is cancelled: the writer still completes
+    what it already holds, so each file ends fully written or untouched. ``finish()``
+    runs once at the end, even after a failure.
     """
     from minirag_store.pipeline import DocumentWriter
 
     writer = DocumentWriter(index)
     outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
 
-    def documents() -> Iterator[Document]:
+    def documents() -> Iterator[Document | None]:
         for item in parsed:
-            if item.error is not None:
+            if item is None:
+                yield None
+            elif item.error is not None:
                 job.note(item.source, item.error, count="failed")
                 report_progress(job, progress, item.source)
             elif item.unchanged:
-                job.add("skipped")
+                job.record("skipped", [item.source])
                 if touched is not None:
                     touched.append(item)
                 report_progress(job, progress, item.source)
@@ -132,7 +137,7 @@ def write_parsed(
 
 def _drain(
     writer: Any,
-    stream: Iterator[Document],
+    stream: Iterator[Document | None],
     job: Job,
     progress: ProgressCallback | None,
     outstanding: dict[str, None],
@@ -146,7 +151,7 @@ def _drain(
     try:
         for doc, _chunks in writer.write(stream):
             outstanding.pop(doc.source, None)
-            job.add("ingested")
+            job.record("ingested", [doc.source])
             report_progress(job, progress, doc.source)
     except Exception as e:
         if len(outstanding) != 1 or isinstance(e, _FATAL):
@@ -156,6 +161,13 @@ def _drain(
         report_progress(job, progress, source)
         return False
     return True
+
+
+def idle_seconds() -> float:
+    """How long the parse stream may stay silent before the writer gets a chance to commit."""
+    from minirag_store.pipeline import COMMIT_SECONDS
+
+    return COMMIT_SECONDS
 
 
 def _existing_file(index: Index, path: str) -> tuple[str, Path]:
@@ -235,11 +247,13 @@ def ingest_paths(
     """
     if not paths:
         raise InvalidArgumentError("Give at least one file or folder to ingest")
-    job = Job()
+    job = Job(listed=None)  # the caller gets the whole report: every file is named
     job.start()
     tasks = _tasks_for(index, paths, job)
     job.total = len(tasks)
-    stream = parse_all(tasks, index.config, cancelled=lambda: job.cancel_requested)
+    stream = parse_all(
+        tasks, index.config, cancelled=lambda: job.cancel_requested, idle=idle_seconds()
+    )
     try:
         write_parsed(index, job, stream, progress=progress)
     except Exception as e:  # the job record carries the reason; the caller reads it

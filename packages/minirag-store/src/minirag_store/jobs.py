@@ -2,8 +2,9 @@
 
 A :class:`Job` is written by the one thread doing the work and read by any number of
 pollers, so every change and every snapshot happens under its lock: a poll sees the
-counts as they are *now*, not zeros until the end. :class:`JobRegistry` keeps the most
-recent jobs of an Index so ``sync_status`` can answer for them after they finish.
+counts as they are *now*, not zeros until the end. A finished job also names its files
+by outcome (``files``). :class:`JobRegistry` keeps the most recent jobs of an Index so
+``sync_status`` can answer for them after they finish.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from minirag_store.errors import NotFoundError
-from minirag_store.results import JobCounts, JobError, JobState, JobStatus
+from minirag_store.results import JobCounts, JobError, JobFiles, JobState, JobStatus
 
-__all__ = ["COUNT_KEYS", "MAX_ERRORS", "Job", "JobRegistry", "now_iso"]
+__all__ = ["COUNT_KEYS", "FILE_KEYS", "MAX_ERRORS", "Job", "JobRegistry", "now_iso"]
 
 COUNT_KEYS: tuple[str, ...] = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+#: The outcomes a file can have; ``files`` lists sources under these keys.
+FILE_KEYS: tuple[str, ...] = ("ingested", "skipped", "deleted", "unreadable", "failed")
 #: Per-file errors a job lists; the rest are only counted (``errorsOmitted``). A sync over
 #: a folder of ten thousand broken files must not answer every poll with all of them.
 MAX_ERRORS = 100
@@ -35,9 +39,14 @@ def _zero_counts() -> JobCounts:
 
 
 class Job:
-    """One job's live record. Thread-safe; :meth:`snapshot` returns the wire shape."""
+    """One job's live record. Thread-safe; :meth:`snapshot` returns the wire shape.
 
-    def __init__(self, job_id: str | None = None) -> None:
+    ``listed``: how many sources of each outcome ``files`` names (None: all of them).
+    A background job a model polls keeps the default, :data:`MAX_ERRORS`; a foreground
+    run, whose caller asked for the whole report, names every file.
+    """
+
+    def __init__(self, job_id: str | None = None, *, listed: int | None = MAX_ERRORS) -> None:
         self.job_id = job_id or uuid.uuid4().hex
         self._lock = threading.Lock()
         self._state: JobState = "pending"
@@ -46,6 +55,9 @@ class Job:
         self._counts = _zero_counts()
         self._errors: list[JobError] = []
         self._errors_omitted = 0
+        self._listed = listed
+        self._files: dict[str, list[str]] = {key: [] for key in FILE_KEYS}
+        self._files_omitted = 0
         self._error: str | None = None
         self._cancel = threading.Event()
         self.done = 0  # files finished, for progress bars
@@ -59,12 +71,28 @@ class Job:
             self._started = now_iso()
 
     def add(self, key: str, n: int = 1) -> None:
-        """Bump one counter (``scanned``, ``ingested`` ...) by ``n``."""
+        """Bump one counter (``scanned``, ``ingested`` ...) by ``n``, naming no file."""
         with self._lock:
             self._counts[key] += n  # type: ignore[literal-required]
 
+    def record(self, key: str, sources: Iterable[str]) -> None:
+        """Count ``sources`` under the outcome ``key`` (``ingested``, ``skipped`` ...) and
+        name them in ``files``."""
+        with self._lock:
+            for source in sources:
+                self._counts[key] += 1  # type: ignore[literal-required]
+                self._list(key, source)
+
+    def _list(self, key: str, source: str) -> None:
+        names = self._files[key]
+        if self._listed is None or len(names) < self._listed:
+            names.append(source)
+        else:
+            self._files_omitted += 1
+
     def note(self, source: str, error: str, *, count: str | None = None) -> None:
-        """Record a per-file problem, optionally bumping a counter with it."""
+        """Record a per-file problem, optionally counting (and naming) the file under
+        the outcome ``count``."""
         with self._lock:
             if len(self._errors) < MAX_ERRORS:
                 self._errors.append({"source": source, "error": error})
@@ -72,6 +100,7 @@ class Job:
                 self._errors_omitted += 1
             if count is not None:
                 self._counts[count] += 1  # type: ignore[literal-required]
+                self._list(count, source)
 
     def finish(self, state: JobState, error: str | None = None) -> None:
         """Publish the end: finishedAt first, then the terminal state pollers act on."""
@@ -113,7 +142,22 @@ class Job:
             }
             if self._errors_omitted:
                 status["errorsOmitted"] = self._errors_omitted
+            if self._state in _TERMINAL:
+                # Only the final report names files: live polls stay small.
+                status["files"] = self._named()
+                if self._files_omitted:
+                    status["filesOmitted"] = self._files_omitted
             return status
+
+    def _named(self) -> JobFiles:
+        files = self._files
+        return {
+            "ingested": list(files["ingested"]),
+            "skipped": list(files["skipped"]),
+            "deleted": list(files["deleted"]),
+            "unreadable": list(files["unreadable"]),
+            "failed": list(files["failed"]),
+        }
 
     # ------------------------------------------------------------ cancellation
     def request_cancel(self) -> None:

@@ -8,6 +8,9 @@ memory at once. Each worker imports markitdown once, in its initializer.
 
 A worker also hashes the file: a file whose (size, mtime) changed but whose bytes hash
 to the value already indexed comes back ``unchanged`` without being converted at all.
+
+With ``idle`` set, the stream also yields ``None`` whenever that long passes without a
+result, so its consumer (the writer) can commit what it holds while a slow file parses.
 """
 
 from __future__ import annotations
@@ -135,12 +138,15 @@ def parse_all(
     *,
     cancelled: Callable[[], bool] = lambda: False,
     workers: int | None = None,
-) -> Generator[Parsed, None, None]:
+    idle: float | None = None,
+) -> Generator[Parsed | None, None, None]:
     """Parse ``tasks``, yielding results as they complete (not in task order).
 
     Few tasks are parsed in this process; more go to a spawn-context process pool (fork
     is unsafe once LanceDB and onnxruntime threads exist) with a bounded number in
-    flight. Stops submitting as soon as ``cancelled()`` turns true.
+    flight. Stops submitting as soon as ``cancelled()`` turns true. With ``idle``
+    seconds, a pooled parse yields ``None`` each time that long passes with no result
+    (without ``idle`` it never yields ``None``).
     """
     count = workers if workers is not None else default_workers()
     if len(tasks) < POOL_THRESHOLD or count < 1:
@@ -149,7 +155,7 @@ def parse_all(
                 return
             yield parse_one(task, config)
         return
-    yield from _pooled(tasks, config, cancelled, count)
+    yield from _pooled(tasks, config, cancelled, count, idle)
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:
@@ -160,8 +166,12 @@ def _new_pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _pooled(
-    tasks: Iterable[ParseTask], config: Config, cancelled: Callable[[], bool], workers: int
-) -> Iterator[Parsed]:
+    tasks: Iterable[ParseTask],
+    config: Config,
+    cancelled: Callable[[], bool],
+    workers: int,
+    idle: float | None,
+) -> Iterator[Parsed | None]:
     queue = iter(tasks)
     limit = workers * _IN_FLIGHT_PER_WORKER + _IN_FLIGHT_EXTRA
     pool = _new_pool(workers)
@@ -172,7 +182,9 @@ def _pooled(
             _fill(pool, queue, pending, limit, config)
             if not pending:
                 break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=idle, return_when=FIRST_COMPLETED)
+            if not done:
+                yield None  # nothing finished for ``idle`` seconds
             broken = False
             for future in done:
                 broken = broken or isinstance(future.exception(), BrokenProcessPool)

@@ -1,30 +1,46 @@
 """Converted documents → chunks → vectors → rows, in batches across documents.
 
-:class:`DocumentWriter` chunks each :class:`Document`, buffers several documents, embeds
-all their chunks together in batches of :data:`~minirag_store.embedding.EMBED_BATCH` and
-writes the buffer as **one** commit that replaces every buffered source at once. A source
-is never split across commits, so each one stays atomic for readers, while a sync of many
-small files pays for one LanceDB commit per buffer instead of one per file (each commit
-costs a manifest write and a merge; per file that would dominate small documents).
+:class:`DocumentWriter` chunks each :class:`Document` into a *window* of several
+documents, embeds the window's chunks in length order (a batch is padded to its longest
+text, so grouping similar lengths wastes less) in batches of
+:data:`~minirag_store.embedding.EMBED_BATCH`, and commits the documents whose chunks are
+all embedded. A source is never split across commits, so each one stays atomic for
+readers; and a commit costs a manifest write and a merge whatever its size, so documents
+are committed together, but at least every :data:`COMMIT_SECONDS` while work goes on:
+each document is reported (and counted ``ingested``) as soon as its rows are committed,
+so a job's counts move during a sync of a few hundred small files or a few big ones
+instead of jumping once per window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_store.table import parent_key
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from minirag_store.service import Index
 
-__all__ = ["FLUSH_CHUNKS", "FLUSH_DOCS", "Document", "DocumentWriter"]
+__all__ = ["COMMIT_SECONDS", "FLUSH_CHUNKS", "FLUSH_DOCS", "Document", "DocumentWriter"]
 
-#: Flush the buffer once it holds this many chunks (16 embedding batches) ...
+#: A window holds at most this many chunks (16 embedding batches sorted together) ...
 FLUSH_CHUNKS = 512
-#: ... or this many documents, so progress is reported regularly on tiny files.
+#: ... or this many documents.
 FLUSH_DOCS = 64
+#: Commit embedded documents at least this often, and embed a window whose first document
+#: has waited this long. A commit (merge + manifest) measured 70-400 ms on the shared 2-core
+#: machine under load, whatever its size: per file it would dominate small files, and at
+#: most two a second it stays a small share of the embedding it follows.
+COMMIT_SECONDS = 0.5
+#: Rows are embedded in order of (length // this, document): near-equal lengths pad alike,
+#: and within one bucket a document's chunks stay together, so documents complete (and get
+#: committed) one after another through the window instead of all in its last batch.
+_LENGTH_BUCKET = 128
 
 
 @dataclass(frozen=True)
@@ -47,24 +63,49 @@ class Document:
 
 
 @dataclass
-class _Pending:
+class _Window:
+    """Chunked documents waiting to be embedded, and when the first of them arrived."""
+
     docs: list[Document] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
+    rows: list[list[dict[str, Any]]] = field(default_factory=list)  # per document
+    chunks: int = 0
+    since: float = 0.0
+
+    def add(self, doc: Document, rows: list[dict[str, Any]], now: float) -> None:
+        if not self.docs:
+            self.since = now
+        self.docs.append(doc)
+        self.rows.append(rows)
+        self.chunks += len(rows)
+
+    def holds(self, source: str) -> bool:
+        return any(d.source == source for d in self.docs)
+
+    def full(self) -> bool:
+        return self.chunks >= FLUSH_CHUNKS or len(self.docs) >= FLUSH_DOCS
+
+    def order(self) -> list[tuple[int, int]]:
+        """Every (document, row) pair in embedding order."""
+        pairs = [(d, r) for d, rows in enumerate(self.rows) for r in range(len(rows))]
+        return sorted(pairs, key=lambda p: (len(self.rows[p[0]][p[1]]["text"]) // _LENGTH_BUCKET,
+                                            p[0]))  # fmt: skip
 
 
 class DocumentWriter:
     """Writes documents into an :class:`~minirag_store.service.Index`'s table.
 
     Use :meth:`write` for any number of documents, then :meth:`finish` once (index
-    refresh + compaction). Not thread-safe: one writer per batch.
+    refresh + compaction). Not thread-safe: one writer per batch. ``clock`` is the time
+    source for :data:`COMMIT_SECONDS` (a test can pass its own).
     """
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._embedder = index.embedder()
         self._table = index.table()
         self._budget = index.config.chunk_token_budget
-        self._pending = _Pending()
+        self._clock = clock
+        self._window = _Window()
+        self._last_commit = clock()
 
     def _rows(self, doc: Document) -> list[dict[str, Any]]:
         from minirag_chunker import SCHEME_VERSION, chunk_markdown
@@ -93,36 +134,75 @@ class DocumentWriter:
             for unit in chunked.units
         ]
 
-    def write(self, docs: Iterable[Document]) -> Iterator[tuple[Document, int]]:
+    def write(self, docs: Iterable[Document | None]) -> Iterator[tuple[Document, int]]:
         """Index ``docs``; yields ``(document, chunk_count)`` once each is committed.
 
-        Documents are committed in buffers, so yields come in bursts. If chunking a
-        document raises, everything buffered before it is committed first, then the
-        error propagates (that document and later ones are not written).
+        A ``None`` in ``docs`` says "nothing new yet": the window is embedded if its first
+        document has waited :data:`COMMIT_SECONDS`, so a slow source (a big PDF being
+        parsed) does not hold back documents already in hand. If chunking a document
+        raises, everything before it is committed first, then the error propagates (that
+        document and later ones are not written).
         """
         for doc in docs:
-            if any(d.source == doc.source for d in self._pending.docs):
+            if doc is None:
+                if self._waited():
+                    yield from self._flush()
+                continue
+            if self._window.holds(doc.source):
                 yield from self._flush()  # one commit must not hold two versions of a source
             try:
                 rows = self._rows(doc)
             except Exception:
                 yield from self._flush()
                 raise
-            pending = self._pending
-            pending.docs.append(doc)
-            pending.rows.extend(rows)
-            pending.counts.append(len(rows))
-            if len(pending.rows) >= FLUSH_CHUNKS or len(pending.docs) >= FLUSH_DOCS:
+            self._window.add(doc, rows, self._clock())
+            if self._window.full() or self._waited():
                 yield from self._flush()
         yield from self._flush()
 
+    def _waited(self) -> bool:
+        window = self._window
+        return bool(window.docs) and self._clock() - window.since >= COMMIT_SECONDS
+
     def _flush(self) -> Iterator[tuple[Document, int]]:
-        pending, self._pending = self._pending, _Pending()
-        if not pending.docs:
+        """Embed the window batch by batch; commit finished documents as time passes."""
+        import numpy as np
+
+        from minirag_store.embedding import EMBED_BATCH
+
+        window, self._window = self._window, _Window()
+        if not window.docs:
             return
-        vectors = self._embedder.embed_passages([r["text"] for r in pending.rows])
-        self._table.replace_sources([d.source for d in pending.docs], pending.rows, vectors)
-        yield from zip(pending.docs, pending.counts, strict=True)
+        left = [len(rows) for rows in window.rows]
+        vectors = [np.empty((n, self._embedder.dim), dtype=np.float32) for n in left]
+        ready = [d for d, n in enumerate(left) if n == 0]  # no chunks: a commit deletes it
+        order = window.order()
+        for start in range(0, len(order), EMBED_BATCH):
+            batch = order[start : start + EMBED_BATCH]
+            embedded = self._embedder.embed_passages([window.rows[d][r]["text"] for d, r in batch])
+            for (d, r), vector in zip(batch, embedded, strict=True):
+                vectors[d][r] = vector
+                left[d] -= 1
+                if left[d] == 0:
+                    ready.append(d)
+            if ready and self._clock() - self._last_commit >= COMMIT_SECONDS:
+                yield from self._commit(window, ready, vectors)
+                ready = []
+        if ready:
+            yield from self._commit(window, ready, vectors)
+
+    def _commit(
+        self, window: _Window, ready: list[int], vectors: list[np.ndarray]
+    ) -> Iterator[tuple[Document, int]]:
+        import numpy as np
+
+        ready = sorted(ready)
+        rows = [row for d in ready for row in window.rows[d]]
+        stacked = np.concatenate([vectors[d] for d in ready])
+        self._table.replace_sources([window.docs[d].source for d in ready], rows, stacked)
+        self._last_commit = self._clock()
+        for d in ready:
+            yield window.docs[d], len(window.rows[d])
 
     def finish(self) -> None:
         """Fold new rows into the indexes, compact and drop old versions (once per batch)."""

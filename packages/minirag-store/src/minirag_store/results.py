@@ -21,6 +21,7 @@ __all__ = [
     "IngestResult",
     "JobCounts",
     "JobError",
+    "JobFiles",
     "JobState",
     "JobStatus",
     "ListResult",
@@ -150,8 +151,18 @@ class JobError(TypedDict):
     error: str
 
 
+class JobFiles(TypedDict):
+    """The files a finished sync or multi-file ingest handled, by outcome (the count keys)."""
+
+    ingested: list[str]
+    skipped: list[str]  # unchanged, or over MAX_FILE_SIZE (its entry in errors says so)
+    deleted: list[str]
+    unreadable: list[str]
+    failed: list[str]  # each one's reason is in errors
+
+
 class JobStatus(TypedDict):
-    """``sync_status`` (and the final result of a foreground sync)."""
+    """``sync_status``, and the result of a foreground sync or multi-file ``ingest``."""
 
     jobId: str
     state: JobState
@@ -161,6 +172,10 @@ class JobStatus(TypedDict):
     errors: list[JobError]  # the first jobs.MAX_ERRORS per-file problems
     errorsOmitted: NotRequired[int]  # how many more there were, when there were more
     error: str | None  # why the whole job failed, when it did
+    # Once the job finished: which files, by outcome. A foreground run (CLI sync/ingest)
+    # names every file; a background job names the first jobs.MAX_ERRORS of each outcome.
+    files: NotRequired[JobFiles]
+    filesOmitted: NotRequired[int]  # names left out of ``files`` (their counts still hold)
 
 
 class SyncStarted(TypedDict):

@@ -186,6 +186,10 @@ class Index:
     def syncs(self) -> SyncManager:
         """The background sync job manager of this Index."""
         self._check()
+        if (manager := self._sync_obj) is not None:
+            # Not under the lock: a sync thread holds it while the model loads (seconds,
+            # or a download), and sync_status must answer meanwhile.
+            return manager
         with self._lock:
             if self._sync_obj is None:
                 from minirag_store.sync import SyncManager

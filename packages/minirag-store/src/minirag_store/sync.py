@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
 from minirag_store.errors import MiniragError, SyncBusyError
-from minirag_store.ingest import oversized_message, report_progress, write_parsed
+from minirag_store.ingest import idle_seconds, oversized_message, report_progress, write_parsed
 from minirag_store.jobs import Job, JobRegistry
 from minirag_store.lock import SyncLock
 from minirag_store.parse_worker import Parsed, ParseTask, parse_all
@@ -46,7 +46,7 @@ class SyncPlan:
     """What one sync will do, decided from the scan and the index's source metadata."""
 
     scanned: int = 0
-    unchanged: int = 0
+    unchanged: list[str] = field(default_factory=list)
     tasks: list[ParseTask] = field(default_factory=list)
     oversized: list[tuple[str, int]] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
@@ -79,7 +79,7 @@ def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path |
     for entry in scanned.files:
         task = _task_for(entry, metas.get(entry.source), SCHEME_VERSION)
         if task is None:
-            plan.unchanged += 1
+            plan.unchanged.append(entry.source)
         else:
             plan.tasks.append(task)
     plan.scanned = len(scanned.files) + len(scanned.oversized)
@@ -143,8 +143,8 @@ def _unreadable_message() -> str:
 def _record_plan(job: Job, plan: SyncPlan, config: Config) -> None:
     job.add("scanned", plan.scanned)
     job.total = plan.scanned
-    job.add("skipped", plan.unchanged)
-    job.done += plan.unchanged
+    job.record("skipped", plan.unchanged)
+    job.done += len(plan.unchanged)
     for source, size in plan.oversized:
         job.note(source, oversized_message(size, config.max_file_size), count="skipped")
         job.done += 1
@@ -174,14 +174,16 @@ def reconcile(
     report_progress(job, progress, None, finished=False)  # the scan's report: totals known
     if plan.to_delete and not job.cancel_requested:
         table.delete_sources(plan.to_delete)
-        job.add("deleted", len(plan.to_delete))
+        job.record("deleted", plan.to_delete)
     if not plan.tasks:
         # An index from an older keyword scheme is rebuilt by a re-sync with no changes too.
         if plan.to_delete or table.keywords_stale():
             table.maintain()
         return
     touched: list[Parsed] = []
-    stream = parse_all(plan.tasks, config, cancelled=lambda: job.cancel_requested)
+    stream = parse_all(
+        plan.tasks, config, cancelled=lambda: job.cancel_requested, idle=idle_seconds()
+    )
     try:
         write_parsed(index, job, stream, progress=progress, touched=touched)
     finally:
@@ -203,8 +205,12 @@ class SyncManager:
             return None
         return Path(source_for_path(self._index.config, path))
 
-    def _begin(self, path: str | None) -> tuple[Job, SyncLock, Path | None]:
-        """Check the path, refuse if a sync runs (here or elsewhere), take the lock."""
+    def _begin(self, path: str | None, *, foreground: bool) -> tuple[Job, SyncLock, Path | None]:
+        """Check the path, refuse if a sync runs (here or elsewhere), take the lock.
+
+        A foreground job names every file in its result; a background one, polled by a
+        model, the first :data:`~minirag_store.jobs.MAX_ERRORS` of each outcome.
+        """
         under = self._under(path)
         with self._guard:
             # Checked before the flock: this process's own lock would otherwise refuse us
@@ -216,7 +222,7 @@ class SyncManager:
                 )
             lock = SyncLock(self._index.config.db_path)
             lock.acquire()
-            job = Job()
+            job = Job(listed=None) if foreground else Job()
             self._jobs.add(job)
         return job, lock, under
 
@@ -240,7 +246,7 @@ class SyncManager:
 
     def start(self, path: str | None = None) -> str:
         """Start a background sync; returns its jobId. Refuses at once when busy."""
-        job, lock, under = self._begin(path)
+        job, lock, under = self._begin(path, foreground=False)
         thread = threading.Thread(
             target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
         )
@@ -256,7 +262,7 @@ class SyncManager:
 
     def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
         """Sync in the calling thread and return the finished job."""
-        job, lock, under = self._begin(path)
+        job, lock, under = self._begin(path, foreground=True)
         self._work(job, lock, under, progress)
         return job.snapshot()
 
