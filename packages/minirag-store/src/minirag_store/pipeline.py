@@ -6,20 +6,27 @@ writes the buffer as **one** commit that replaces every buffered source at once.
 is never split across commits, so each one stays atomic for readers, while a sync of many
 small files pays for one LanceDB commit per buffer instead of one per file (each commit
 costs a manifest write and a merge; per file that would dominate small documents).
+
+What is embedded is each chunk's *readable* text (:mod:`minirag_store.readable`: link text
+without targets, alt text without paths, no HTML tags), while the row keeps the markdown
+the chunker cut, which is what reconstructs sections and what a caller reads back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.readable import readable_pieces
 from minirag_store.table import parent_key
 
 if TYPE_CHECKING:
+    from minirag_chunker import Unit
+
     from minirag_store.service import Index
 
-__all__ = ["FLUSH_CHUNKS", "FLUSH_DOCS", "Document", "DocumentWriter"]
+__all__ = ["FLUSH_CHUNKS", "FLUSH_DOCS", "Document", "DocumentWriter", "embed_texts"]
 
 #: Flush the buffer once it holds this many chunks (16 embedding batches) ...
 FLUSH_CHUNKS = 512
@@ -50,6 +57,7 @@ class Document:
 class _Pending:
     docs: list[Document] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    embed: list[str] = field(default_factory=list)  # what each row's vector is made from
     counts: list[int] = field(default_factory=list)
 
 
@@ -66,7 +74,8 @@ class DocumentWriter:
         self._budget = index.config.chunk_token_budget
         self._pending = _Pending()
 
-    def _rows(self, doc: Document) -> list[dict[str, Any]]:
+    def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
+        """The rows of ``doc``'s chunks and the text each one's vector is made from."""
         from minirag_chunker import SCHEME_VERSION, chunk_markdown
 
         chunked = chunk_markdown(
@@ -75,7 +84,7 @@ class DocumentWriter:
             budget=self._budget,
             title=doc.title if doc.seed_title and doc.title else None,
         )
-        return [
+        rows = [
             {
                 "source": doc.source,
                 "source_type": doc.source_type,
@@ -92,6 +101,7 @@ class DocumentWriter:
             }
             for unit in chunked.units
         ]
+        return rows, embed_texts(chunked.units)
 
     def write(self, docs: Iterable[Document]) -> Iterator[tuple[Document, int]]:
         """Index ``docs``; yields ``(document, chunk_count)`` once each is committed.
@@ -104,13 +114,14 @@ class DocumentWriter:
             if any(d.source == doc.source for d in self._pending.docs):
                 yield from self._flush()  # one commit must not hold two versions of a source
             try:
-                rows = self._rows(doc)
+                rows, embed = self._rows(doc)
             except Exception:
                 yield from self._flush()
                 raise
             pending = self._pending
             pending.docs.append(doc)
             pending.rows.extend(rows)
+            pending.embed.extend(embed)
             pending.counts.append(len(rows))
             if len(pending.rows) >= FLUSH_CHUNKS or len(pending.docs) >= FLUSH_DOCS:
                 yield from self._flush()
@@ -120,10 +131,28 @@ class DocumentWriter:
         pending, self._pending = self._pending, _Pending()
         if not pending.docs:
             return
-        vectors = self._embedder.embed_passages([r["text"] for r in pending.rows])
+        vectors = self._embedder.embed_passages(pending.embed)
         self._table.replace_sources([d.source for d in pending.docs], pending.rows, vectors)
         yield from zip(pending.docs, pending.counts, strict=True)
 
     def finish(self) -> None:
         """Fold new rows into the indexes, compact and drop old versions (once per batch)."""
         self._table.maintain()
+
+
+def embed_texts(units: Sequence[Unit]) -> list[str]:
+    """What each unit's vector is made from, in unit order: its readable text, read
+    section by section (markup split between two chunks is still removed whole).
+
+    A unit with nothing readable (an image without alt text, a bare link list's targets)
+    keeps its markdown: an empty text would embed to the same vector for every such unit.
+    """
+    by_section: dict[int, list[Unit]] = {}
+    for unit in units:
+        by_section.setdefault(unit.section, []).append(unit)
+    texts: dict[int, str] = {}
+    for members in by_section.values():
+        pieces = readable_pieces([(u.text, u.body_start) for u in members])
+        for unit, (text, _) in zip(members, pieces, strict=True):
+            texts[unit.index] = text if any(ch.isalnum() for ch in text) else unit.text
+    return [texts[u.index] for u in units]

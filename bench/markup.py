@@ -1,0 +1,228 @@
+"""Markup is not content: are a document's own strings found in its top 5?
+
+markitdown's test files (``../shared/data/markitdown_test_files``) are synced into one
+fresh index through the real pipeline (converter → chunker → offline all-MiniLM-L6-v2 →
+LanceDB). Two query sets, each query asked with ``topK=5`` at the default settings:
+
+* **expected strings**: every ``plain`` string of ``expected_strings.json`` for the files
+  the product reads (12 document types; images, audio, .xls, .json, .msg, .xml and .zip
+  are not read). Left out: strings that are markup rather than reader text (a link target,
+  a ``data:`` URI) and strings with no letter or digit (a table rule ``--- --- ---``).
+* **quoted sentences**: sentences of the HTML pages that links run through (at least two
+  links, eight words), quoted as a reader sees them (link text, no targets).
+
+A query is *found* when one of the 5 hits comes from its file and the string is in that
+hit's passage (its chunk or the parent section handed back with it), both compared after
+dropping markdown punctuation and link targets, case-folded (a crude, bench-local
+normaliser, the same for every run). *file in top 5* only asks for a hit from the file.
+
+    uv run python bench/markup.py                     # this checkout
+    uv run python bench/markup.py --baseline e6cbbaf  # + the same run on an older commit
+
+``--baseline`` extracts that commit's ``minirag-chunker`` and ``minirag-store`` sources
+(``git archive``) and runs this script again with them first on ``PYTHONPATH``: the
+before/after table comes from one command. JSON goes to ``bench/results/markup.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "markitdown_test_files"
+OUT = ROOT / "bench" / "results" / "markup.json"
+TOP_K = 5
+READ = {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm",
+        ".csv", ".epub", ".ipynb"}  # fmt: skip
+_TARGET = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
+_PUNCT = re.compile(r"[\[\]*#|>\\`_]+|!(?=\[)")
+_LINK = re.compile(r"\[[^\]\n]+\]\((?:[^()\s]|\([^()]*\))+(?:\s+\"[^\"]*\")?\)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def visible(text: str) -> str:
+    """Crude markdown → words for matching: no link targets, no markdown punctuation."""
+    text = _PUNCT.sub(" ", _TARGET.sub("", text))
+    return " ".join(text.casefold().split())
+
+
+def markup_only(text: str) -> str | None:
+    """Why an expected string is not reader text (None when it is)."""
+    if "](" in text or text.startswith("data:"):
+        return "link target / data URI"
+    if not any(ch.isalnum() for ch in text):
+        return "no letter or digit"
+    return None
+
+
+def expected_queries(files: list[str]) -> tuple[list[dict], list[dict]]:
+    """(queries, left out) from expected_strings.json for the files the product reads."""
+    spec = json.loads((DATA / "expected_strings.json").read_text(encoding="utf-8"))["files"]
+    queries, left = [], []
+    for name, entry in spec.items():
+        if name not in files:
+            continue
+        for text in dict.fromkeys(entry.get("plain", [])):
+            why = markup_only(text)
+            row = {"file": name, "query": text}
+            (left if why else queries).append({**row, "why": why} if why else row)
+    return queries, left
+
+
+def quoted_sentences(root: Path, markdowns: dict[str, str]) -> list[dict]:
+    """Sentences of the HTML pages with >= 2 links and >= 8 words, as a reader quotes them."""
+    out = []
+    for name, markdown in sorted(markdowns.items()):
+        if Path(name).suffix not in {".html", ".htm"}:
+            continue
+        for line in markdown.splitlines():
+            for sentence in _SENTENCE.split(line):
+                quote = visible(sentence).rstrip(".")
+                if len(_LINK.findall(sentence)) >= 2 and len(quote.split()) >= 8:
+                    out.append({"file": name, "query": quote})
+    return out
+
+
+def measure(work: Path) -> dict:
+    """Sync the test files into a fresh index and ask every query; the raw outcome."""
+    from minirag_store import Index
+    from minirag_testkit import model_env
+
+    root = work / "docs"
+    root.mkdir()
+    files = sorted(p.name for p in (DATA / "test_files").iterdir() if p.suffix.lower() in READ)
+    for name in files:
+        shutil.copy2(DATA / "test_files" / name, root / name)
+    env = {**model_env(), "BASE_DIR": str(root), "DB_PATH": str(work / "index")}
+    index = Index.open(env)
+    start = time.perf_counter()
+    job = index.sync()
+    sync_s = time.perf_counter() - start
+    markdowns = {}
+    for name in files:
+        try:
+            markdowns[name] = index.read_file(str(root / name))["text"]
+        except Exception:  # noqa: BLE001 - not indexed (failed or empty): its queries cannot be found
+            continue
+    queries, left = expected_queries(files)
+    sets = {"expected": queries, "quoted": quoted_sentences(root, markdowns)}
+    for rows in sets.values():
+        for row in rows:
+            row.update(ask(index, root / row["file"], row["query"]))
+    index.close()
+    counts = job["counts"]
+    return {"sets": sets, "left_out": left, "sync_s": sync_s, "counts": counts,
+            "indexed": sorted(markdowns)}  # fmt: skip
+
+
+def ask(index, path: Path, query: str) -> dict:
+    """Whether ``query`` finds ``path`` (and the string itself) in the top 5."""
+    result = index.query(query, top_k=TOP_K)
+    want = visible(query)
+    rank = found = None
+    for i, hit in enumerate(result["results"], 1):
+        if hit["source"] != str(path):
+            continue
+        rank = rank or i
+        passage = hit["text"] + "\n" + result["parents"].get(hit["parentId"] or "", "")
+        if want in visible(passage):
+            found = i
+            break
+    return {"file_rank": rank, "found_rank": found}
+
+
+def baseline(rev: str, work: Path) -> dict:
+    """:func:`measure` on commit ``rev``'s chunker + store sources, in a subprocess."""
+    tree = work / "baseline-src"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "packages"],
+                             check=True, capture_output=True).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    paths = [str(tree / "packages" / p / "src") for p in ("minirag-chunker", "minirag-store")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    out = work / "baseline.json"
+    run_dir = work / "baseline-run"
+    run_dir.mkdir()
+    cmd = [sys.executable, __file__, "--measure-only", str(out), "--work", str(run_dir)]
+    subprocess.run(cmd, check=True, env=env)
+    return json.loads(out.read_text())
+
+
+def summary(run: dict) -> dict:
+    """Totals per query set (and per file for the expected strings)."""
+    out: dict = {}
+    for name, rows in run["sets"].items():
+        out[name] = {
+            "queries": len(rows),
+            "found": sum(r["found_rank"] is not None for r in rows),
+            "found_at_1": sum(r["found_rank"] == 1 for r in rows),
+            "file_in_top5": sum(r["file_rank"] is not None for r in rows),
+        }
+    per_file: dict[str, list[int]] = {}
+    for r in run["sets"]["expected"]:
+        counts = per_file.setdefault(r["file"], [0, 0])
+        counts[0] += 1
+        counts[1] += r["found_rank"] is not None
+    out["per_file"] = per_file
+    return out
+
+
+def table(runs: dict[str, dict]) -> str:
+    """The printed before/after table."""
+    labels = list(runs)
+    sums = {label: summary(run) for label, run in runs.items()}
+    lines = [f"| measure | {' | '.join(labels)} |", "|---|" + "---|" * len(labels)]
+    for name, title in (("expected", "expected strings"), ("quoted", "quoted sentences")):
+        for key, what in (("found", "found in top 5"), ("found_at_1", "found at rank 1"),
+                          ("file_in_top5", "file in top 5")):  # fmt: skip
+            cells = [f"{sums[x][name][key]}/{sums[x][name]['queries']}" for x in labels]
+            lines.append(f"| {title}: {what} | {' | '.join(cells)} |")
+    files = sorted(set().union(*(s["per_file"] for s in sums.values())))
+    lines += ["", f"| file (expected strings found) | {' | '.join(labels)} |",
+              "|---|" + "---|" * len(labels)]  # fmt: skip
+    for name in files:
+        cells = []
+        for label in labels:
+            total, found = sums[label]["per_file"].get(name, [0, 0])
+            cells.append(f"{found}/{total}")
+        lines.append(f"| {name} | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Parse arguments, run, print the table and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", help="also measure this commit (git rev) as 'before'")
+    parser.add_argument("--measure-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure_only:
+        args.measure_only.write_text(json.dumps(measure(args.work)))
+        return
+    with tempfile.TemporaryDirectory(prefix="minirag-markup-") as tmp:
+        work = Path(tmp)
+        runs: dict[str, dict] = {}
+        if args.baseline:
+            runs[f"before ({args.baseline})"] = baseline(args.baseline, work)
+        (work / "current").mkdir()
+        runs["after"] = measure(work / "current")
+    print(table(runs))
+    for label, run in runs.items():
+        print(f"{label}: sync {run['sync_s']:.1f} s, counts {run['counts']}")
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    result = {label: {"summary": summary(run), **run} for label, run in runs.items()}
+    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
