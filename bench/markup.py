@@ -8,13 +8,15 @@ LanceDB). Two query sets, each query asked with ``topK=5`` at the default settin
   the product reads (12 document types; images, audio, .xls, .json, .msg, .xml and .zip
   are not read). Left out: strings that are markup rather than reader text (a link target,
   a ``data:`` URI) and strings with no letter or digit (a table rule ``--- --- ---``).
-* **quoted sentences**: sentences of the HTML pages that links run through (at least two
-  links, eight words), quoted as a reader sees them (link text, no targets).
+* **quoted phrases**: the first 12 words of each prose sentence of the HTML pages with
+  at least two links among them, quoted as a reader sees them (link text, no targets).
 
 A query is *found* when one of the 5 hits comes from its file and the string is in that
 hit's passage (its chunk or the parent section handed back with it), both compared after
 dropping markdown punctuation and link targets, case-folded (a crude, bench-local
-normaliser, the same for every run). *file in top 5* only asks for a hit from the file.
+normaliser, the same for every run). *own chunk* asks for the string inside the hit's
+chunk itself (a quote cut in two by a chunk boundary is not); *file in top 5* only asks
+for a hit from the file.
 
     uv run python bench/markup.py                     # this checkout
     uv run python bench/markup.py --baseline e6cbbaf  # + the same run on an older commit
@@ -41,17 +43,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "markitdown_test_files"
 OUT = ROOT / "bench" / "results" / "markup.json"
 TOP_K = 5
+PHRASE_WORDS = 12
 READ = {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm",
         ".csv", ".epub", ".ipynb"}  # fmt: skip
 _TARGET = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
-_PUNCT = re.compile(r"[\[\]*#|>\\`_]+|!(?=\[)")
-_LINK = re.compile(r"\[[^\]\n]+\]\((?:[^()\s]|\([^()]*\))+(?:\s+\"[^\"]*\")?\)")
+_DROP = re.compile(r"[\[\]*\\`]+|!(?=\[)")  # markup around words: deleted, as a reader would
+_SPACE = re.compile(r"[|#>]+")  # markup between words (table cells, headings, quotes)
+_LINK = re.compile(r"\[([^\[\]\n]+)\]\((?:[^()\s]|\([^()]*\))+(?:\s+\"[^\"]*\")?\)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def visible(text: str) -> str:
     """Crude markdown → words for matching: no link targets, no markdown punctuation."""
-    text = _PUNCT.sub(" ", _TARGET.sub("", text))
+    text = _SPACE.sub(" ", _DROP.sub("", _TARGET.sub("", text)))
     return " ".join(text.casefold().split())
 
 
@@ -78,16 +82,26 @@ def expected_queries(files: list[str]) -> tuple[list[dict], list[dict]]:
     return queries, left
 
 
-def quoted_sentences(root: Path, markdowns: dict[str, str]) -> list[dict]:
-    """Sentences of the HTML pages with >= 2 links and >= 8 words, as a reader quotes them."""
+def quoted_sentences(markdowns: dict[str, str]) -> list[dict]:
+    """Phrases from the prose of the HTML pages: the first :data:`PHRASE_WORDS` words of
+    each sentence whose phrase has at least two links running through it, as a reader
+    quotes them (link text, no targets). Table rows (infoboxes, navboxes) are left out.
+
+    Links are marked before sentences are cut, so a full stop inside a link's target or
+    title ("Warner Bros. Discovery") does not end a sentence.
+    """
     out = []
     for name, markdown in sorted(markdowns.items()):
         if Path(name).suffix not in {".html", ".htm"}:
             continue
         for line in markdown.splitlines():
-            for sentence in _SENTENCE.split(line):
-                quote = visible(sentence).rstrip(".")
-                if len(_LINK.findall(sentence)) >= 2 and len(quote.split()) >= 8:
+            if line.lstrip().startswith("|"):
+                continue
+            marked = _LINK.sub(lambda m: "\x00" + m.group(1) + "\x01", line)
+            for sentence in _SENTENCE.split(marked):
+                phrase = " ".join(sentence.split()[:PHRASE_WORDS])
+                quote = visible(phrase.replace("\x00", "").replace("\x01", ""))
+                if phrase.count("\x00") >= 2 and len(quote.split()) >= PHRASE_WORDS:
                     out.append({"file": name, "query": quote})
     return out
 
@@ -114,7 +128,7 @@ def measure(work: Path) -> dict:
         except Exception:  # noqa: BLE001 - not indexed (failed or empty): its queries cannot be found
             continue
     queries, left = expected_queries(files)
-    sets = {"expected": queries, "quoted": quoted_sentences(root, markdowns)}
+    sets = {"expected": queries, "quoted": quoted_sentences(markdowns)}
     for rows in sets.values():
         for row in rows:
             row.update(ask(index, root / row["file"], row["query"]))
@@ -128,16 +142,17 @@ def ask(index, path: Path, query: str) -> dict:
     """Whether ``query`` finds ``path`` (and the string itself) in the top 5."""
     result = index.query(query, top_k=TOP_K)
     want = visible(query)
-    rank = found = None
+    rank = found = in_chunk = None
     for i, hit in enumerate(result["results"], 1):
         if hit["source"] != str(path):
             continue
         rank = rank or i
+        if in_chunk is None and want in visible(hit["text"]):
+            in_chunk = i
         passage = hit["text"] + "\n" + result["parents"].get(hit["parentId"] or "", "")
-        if want in visible(passage):
+        if found is None and want in visible(passage):
             found = i
-            break
-    return {"file_rank": rank, "found_rank": found}
+    return {"file_rank": rank, "found_rank": found, "chunk_rank": in_chunk}
 
 
 def baseline(rev: str, work: Path) -> dict:
@@ -165,6 +180,7 @@ def summary(run: dict) -> dict:
             "queries": len(rows),
             "found": sum(r["found_rank"] is not None for r in rows),
             "found_at_1": sum(r["found_rank"] == 1 for r in rows),
+            "in_own_chunk": sum(r["chunk_rank"] is not None for r in rows),
             "file_in_top5": sum(r["file_rank"] is not None for r in rows),
         }
     per_file: dict[str, list[int]] = {}
@@ -181,8 +197,9 @@ def table(runs: dict[str, dict]) -> str:
     labels = list(runs)
     sums = {label: summary(run) for label, run in runs.items()}
     lines = [f"| measure | {' | '.join(labels)} |", "|---|" + "---|" * len(labels)]
-    for name, title in (("expected", "expected strings"), ("quoted", "quoted sentences")):
+    for name, title in (("expected", "expected strings"), ("quoted", "quoted phrases")):
         for key, what in (("found", "found in top 5"), ("found_at_1", "found at rank 1"),
+                          ("in_own_chunk", "found in a top-5 hit's own chunk"),
                           ("file_in_top5", "file in top 5")):  # fmt: skip
             cells = [f"{sums[x][name][key]}/{sums[x][name]['queries']}" for x in labels]
             lines.append(f"| {title}: {what} | {' | '.join(cells)} |")
