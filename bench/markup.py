@@ -125,7 +125,7 @@ def measure(work: Path) -> dict:
     for name in files:
         try:
             markdowns[name] = index.read_file(str(root / name))["text"]
-        except Exception:  # noqa: BLE001 - not indexed (failed or empty): its queries cannot be found
+        except Exception:  # not indexed (failed or empty): its queries cannot be found
             continue
     queries, left = expected_queries(files)
     sets = {"expected": queries, "quoted": quoted_sentences(markdowns)}

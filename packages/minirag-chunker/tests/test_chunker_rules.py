@@ -337,9 +337,7 @@ def test_citation_links_after_a_full_stop_end_the_sentence(chunk_and_check, toke
     )
     cites = ["[[{n}]](#cite_note-{n})", "[[{n}]](#cite_note-Allan_2001-{n}): 232",
              "[[{n}]](#cite_note-{n})[[a]](#cite_note-a{n})"]  # fmt: skip
-    paragraph = " ".join(
-        sentence.format(n=n) + cites[n % 3].format(n=n) for n in range(1, 13)
-    )
+    paragraph = " ".join(sentence.format(n=n) + cites[n % 3].format(n=n) for n in range(1, 13))
     result = chunk_and_check(paragraph, token_counter)
     assert len(result.units) > 1
     for unit in result.units:

@@ -209,7 +209,7 @@ def test_an_index_of_the_older_scheme_is_brought_up_to_date(make_index, docs_roo
     import minirag_chunker
     from minirag_store import keyword_column
 
-    page = f"# Engines\n\nBuilt by [Babbage]({_WIKI}Charles_Babbage \"Charles Babbage\").\n"
+    page = f'# Engines\n\nBuilt by [Babbage]({_WIKI}Charles_Babbage "Charles Babbage").\n'
     (docs_root / "engines.md").write_text(page, encoding="utf-8")
     index = make_index()
     index.sync()

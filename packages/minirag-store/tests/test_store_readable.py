@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 from minirag_store.keyword_column import keyword_column
@@ -15,6 +17,12 @@ def test_inline_links_keep_their_text_and_lose_target_and_title():
         "to sell [BASIC](<some path/basic.html>)."
     )
     assert readable(text) == "Founded by Bill Gates and Paul Allen to sell BASIC."
+
+
+def test_link_syntax_without_a_path_or_url_is_text():
+    # Scientific notation in a plain abstract: a calcium concentration, a knock-in allele.
+    text = "a rise in [Ca(2+)](i) and [M + K](+) ions; see [notes]() and [top](#top)"
+    assert readable(text) == "a rise in [Ca(2+)](i) and [M + K](+) ions; see notes and top"
 
 
 def test_images_keep_their_alt_text_only():
@@ -81,24 +89,24 @@ def test_backslash_escapes_lose_the_backslash():
 
 
 def test_code_spans_are_content_and_stay_exactly():
-    text = "Write `[a](b)` or ``x ` [c](d) &amp;`` then [e](f)."
-    assert readable(text) == "Write `[a](b)` or ``x ` [c](d) &amp;`` then e."
+    text = "Write `[a](/b)` or ``x ` [c](/d) &amp;`` then [e](/f)."
+    assert readable(text) == "Write `[a](/b)` or ``x ` [c](/d) &amp;`` then e."
 
 
 def test_an_unclosed_backtick_is_literal():
-    assert readable("a ` b [c](d)") == "a ` b c"
+    assert readable("a ` b [c](/d)") == "a ` b c"
 
 
 def test_fenced_code_blocks_are_content_and_stay_exactly():
-    fence = "```html\n<a href='x'>[y](z)</a> &amp; \\_\n```"
-    tilde = "~~~\n![i](j)\n~~~~"
-    text = f"[a](b)\n\n{fence}\n\n{tilde}\n\n[c](d)"
+    fence = "```html\n<a href='x'>[y](/z)</a> &amp; \\_\n```"
+    tilde = "~~~\n![i](j.png)\n~~~~"
+    text = f"[a](/b)\n\n{fence}\n\n{tilde}\n\n[c](/d)"
     assert readable(text) == f"a\n\n{fence}\n\n{tilde}\n\nc"
 
 
 def test_an_unclosed_fence_runs_to_the_end():
-    text = "[a](b)\n\n```\n[c](d)\n\n[e](f)"
-    assert readable(text) == "a\n\n```\n[c](d)\n\n[e](f)"
+    text = "[a](/b)\n\n```\n[c](/d)\n\n[e](/f)"
+    assert readable(text) == "a\n\n```\n[c](/d)\n\n[e](/f)"
 
 
 def test_links_in_table_cells():
@@ -143,7 +151,7 @@ _MARKUP = st.sampled_from(
 def test_chunk_bodies_join_to_the_readable_section(parts, cuts):
     section = "".join(parts)
     bounds = sorted({min(c, len(section)) for c in cuts} | {0, len(section)})
-    pieces = [("P: " + section[a:b], 3) for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces = [("P: " + section[a:b], 3) for a, b in itertools.pairwise(bounds)]
     out = readable_pieces(pieces)
     assert "".join(text[start:] for text, start in out) == readable(section)
     assert all(text[:start] == "P: " for text, start in out)

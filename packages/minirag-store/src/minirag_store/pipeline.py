@@ -149,7 +149,7 @@ def embed_texts(units: Sequence[Unit]) -> list[str]:
     """What each unit's vector is made from, in unit order: its readable text, read
     section by section (markup split between two chunks is still removed whole).
 
-    A unit with nothing readable (an image without alt text, a bare link list's targets)
+    A unit with nothing readable (images without alt text, links without text)
     keeps its markdown: an empty text would embed to the same vector for every such unit.
     """
     by_section: dict[int, list[Unit]] = {}

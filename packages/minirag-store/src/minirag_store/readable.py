@@ -11,7 +11,8 @@ and the ``text`` of a hit) stays the original markdown, so a caller can still fo
 Readable text is the markdown with these edits, outside code:
 
 * inline links and images keep their text / alt text; ``](target "title")`` goes, as does
-  the ``][label]`` of a reference link and a reference definition line ``[label]: target``;
+  the ``][label]`` of a reference link and a reference definition line ``[label]: target``
+  (a target must look like a path, URL or anchor: ``[Ca(2+)](i)`` in an abstract is text);
   a ``](target)`` whose ``[`` lies in an earlier paragraph (converters emit such links
   around whole blocks) goes too;
 * autolinks ``<https://…>`` / ``<name@host>`` keep the address (it is what a reader sees);
@@ -52,7 +53,9 @@ _REF_DEF = re.compile(
     rf"(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*(?:\n|$)",
     re.M,
 )
-_TAIL = re.compile(rf"\]\([ \t]*\n?[ \t]*(?:{_DEST})?(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*\)")
+_TAIL = re.compile(
+    rf"\]\([ \t]*\n?[ \t]*(?P<dest>{_DEST})?(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*\)"
+)
 _REF_TAIL = re.compile(r"\]\[(?:[^\]\\\n]|\\.)*\]")
 _ATTR = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)"""
 # One pass finds the next thing that may need an edit (or that shields text from edits).
@@ -70,18 +73,23 @@ _SCAN = re.compile(
 _BLANK = re.compile(r"\n[ \t]*\n")
 _ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.I)
 
+
 # HTML elements whose tags are markup. Anything else in angle brackets (``Vec<T>``,
 # ``<placeholder>``) is left as written: it is more likely text than a tag.
-_INLINE_TAGS = frozenset(
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_INLINE_TAGS = _names(
     "a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd mark nobr q rp rt "
-    "ruby s samp small span strike strong sub sup time tt u var wbr".split()
+    "ruby s samp small span strike strong sub sup time tt u var wbr"
 )
-_BLOCK_TAGS = frozenset(
+_BLOCK_TAGS = _names(
     "address article aside audio blockquote body br button canvas caption center col colgroup "
     "dd details dialog div dl dt embed fieldset figcaption figure footer form h1 h2 h3 h4 h5 "
     "h6 head header hr html iframe img input label legend li link main map meta nav noscript "
     "object ol option p picture pre script section select source style summary svg table "
-    "tbody td template textarea tfoot th thead title tr track ul video".split()
+    "tbody td template textarea tfoot th thead title tr track ul video"
 )
 
 
@@ -144,12 +152,19 @@ def _edits(text: str) -> list[_Edit]:
     return edits
 
 
+def _is_target(dest: str | None) -> bool:
+    """Whether a link destination looks like one: empty, ``<…>``, or holding a character
+    of a path, URL or anchor. Plain text in link syntax (``[Ca(2+)](i)``, a concentration
+    in a scientific abstract) keeps its parentheses."""
+    return not dest or dest.startswith("<") or any(ch in dest for ch in "/.#:?=%@")
+
+
 def _is_definition(text: str, match: re.Match[str], before: list[_Edit]) -> bool:
     """Whether a ``[label]: target`` line really defines a link: it starts a paragraph (or
     follows another definition) and its target looks like one, so a line such as
     ``[Warning]: Danger`` stays text."""
-    start, dest = match.start(), match.group("dest")
-    if not (dest.startswith("<") or any(ch in dest for ch in "/.#:?=")):
+    start = match.start()
+    if not _is_target(match.group("dest")):
         return False
     if start == 0 or (before and before[-1][1] == start):
         return True
@@ -244,7 +259,7 @@ class _Scanner:
 
     def _close(self, start: int) -> int:
         tail = _TAIL.match(self.text, start)
-        if tail is not None:
+        if tail is not None and _is_target(tail.group("dest")):
             self._pop_opener()
             self.edits.append((start, tail.end(), ""))  # a target without an opener goes too
             return tail.end()
@@ -267,7 +282,9 @@ class _Scanner:
         name = match.group("name").lower()
         if name == "img":
             alt = _ALT.search(match.group("attrs") or "")
-            words = html.unescape(next((g for g in alt.groups() if g is not None), "")) if alt else ""
+            words = (
+                html.unescape(next((g for g in alt.groups() if g is not None), "")) if alt else ""
+            )
             self.edits.append((start, end, f" {words} " if words.strip() else " "))
         elif name in _BLOCK_TAGS:
             self.edits.append((start, end, " "))
