@@ -53,9 +53,7 @@ _REF_DEF = re.compile(
     rf"(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*(?:\n|$)",
     re.M,
 )
-_TAIL = re.compile(
-    rf"\]\([ \t]*\n?[ \t]*(?P<dest>{_DEST})?(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*\)"
-)
+_TAIL = re.compile(rf"\]\([ \t]*\n?[ \t]*(?P<dest>{_DEST})?(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*\)")
 _REF_TAIL = re.compile(r"\]\[(?:[^\]\\\n]|\\.)*\]")
 _ATTR = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)"""
 # One pass finds the next thing that may need an edit (or that shields text from edits).
