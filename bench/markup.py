@@ -132,10 +132,33 @@ def measure(work: Path) -> dict:
     for rows in sets.values():
         for row in rows:
             row.update(ask(index, root / row["file"], row["query"]))
+    chunks = index.status()["chunkCount"]
     index.close()
     counts = job["counts"]
-    return {"sets": sets, "left_out": left, "sync_s": sync_s, "counts": counts,
-            "indexed": sorted(markdowns)}  # fmt: skip
+    return {
+        "sets": sets,
+        "left_out": left,
+        "sync_s": sync_s,
+        "counts": counts,
+        "chunks": chunks,
+        "markdown_chars": sum(map(len, markdowns.values())),
+        "indexed": sorted(markdowns),
+        "readable_ms_per_mb": readable_cost(markdowns),
+    }
+
+
+def readable_cost(markdowns: dict[str, str]) -> float | None:
+    """CPU ms per MB of markdown that :func:`minirag_store.readable.readable` takes here
+    (None for code without it)."""
+    try:
+        from minirag_store.readable import readable
+    except ImportError:
+        return None
+    text = "\n\n".join(markdowns.values())
+    start = time.process_time()
+    for _ in range(5):
+        readable(text)
+    return (time.process_time() - start) / 5 * 1000 / (len(text.encode()) / 1e6)
 
 
 def ask(index, path: Path, query: str) -> dict:
@@ -234,7 +257,9 @@ def main() -> None:
         runs["after"] = measure(work / "current")
     print(table(runs))
     for label, run in runs.items():
-        print(f"{label}: sync {run['sync_s']:.1f} s, counts {run['counts']}")
+        cost = run["readable_ms_per_mb"]
+        print(f"{label}: {run['chunks']} chunks, sync {run['sync_s']:.1f} s wall, "
+              f"readable() {'-' if cost is None else f'{cost:.0f} CPU ms/MB'}")  # fmt: skip
     OUT.parent.mkdir(parents=True, exist_ok=True)
     result = {label: {"summary": summary(run), **run} for label, run in runs.items()}
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

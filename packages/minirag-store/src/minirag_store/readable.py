@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import html
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from functools import lru_cache
 
 __all__ = ["readable", "readable_pieces"]
 
@@ -55,29 +54,32 @@ _REF_DEF = re.compile(
 )
 _TAIL = re.compile(rf"\]\([ \t]*\n?[ \t]*(?P<dest>{_DEST})?(?:[ \t]*\n?[ \t]*{_TITLE})?[ \t]*\)")
 _REF_TAIL = re.compile(r"\]\[(?:[^\]\\\n]|\\.)*\]")
-_ATTR = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)"""
+# CommonMark's attribute, with quoted values that stop at ``<``/``>``: a run of unclosed
+# tags must not send every ``<`` scanning to the end of the text.
+_ATTR = r"""(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+))?)"""
 # One pass finds the next thing that may need an edit (or that shields text from edits).
 _SCAN = re.compile(
     r"(?P<code>`+)"
     r"|(?P<esc>\\[!-/:-@\[-`{-~])"
     r"|(?P<open>!?\[)"
     r"|(?P<close>\])"
-    r"|(?P<comment><!--[\s\S]*?-->)"
+    r"|(?P<comment><!--)"
     r"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@\\]+@[^\s<>@\\]+\.[A-Za-z]{2,})>"
     rf"|(?P<tag></?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?P<attrs>{_ATTR}*)\s*/?>)"
     r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     r"|(?P<blank>\n[ \t]*\n)"
 )
 _BLANK = re.compile(r"\n[ \t]*\n")
+_TICKS = re.compile(r"`+")
 _ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.I)
 
 
-# HTML elements whose tags are markup. Anything else in angle brackets (``Vec<T>``,
-# ``<placeholder>``) is left as written: it is more likely text than a tag.
 def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# HTML elements whose tags are markup. Anything else in angle brackets (``Vec<T>``,
+# ``<placeholder>``) is left as written: it is more likely text than a tag.
 _INLINE_TAGS = _names(
     "a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd mark nobr q rp rt "
     "ruby s samp small span strike strong sub sup time tt u var wbr"
@@ -187,12 +189,6 @@ def _fences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-@lru_cache(maxsize=16)
-def _ticks(count: int) -> re.Pattern[str]:
-    """A backtick run of exactly ``count`` (what closes a code span opened by one)."""
-    return re.compile(rf"(?<!`)`{{{count}}}(?!`)")
-
-
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= pos < end for start, end in spans)
 
@@ -205,6 +201,10 @@ class _Scanner:
         self.skip = skip
         self.edits: list[_Edit] = []
         self.opened: list[tuple[int, int]] = []  # unclosed ``[`` / ``![``: (position, length)
+        # Looked up once per text, so unclosed backticks or comments cost no rescans.
+        self._runs: dict[int, list[int]] | None = None  # backtick runs: length -> starts
+        self._blanks: list[int] = []  # where each blank line starts
+        self._comment_end = -2  # the last "-->" found (-1: none further on; -2: not looked)
 
     def run(self) -> list[_Edit]:
         """Scan the whole text; returns the edits found (unsorted)."""
@@ -237,7 +237,7 @@ class _Scanner:
         elif kind == "esc":
             self.edits.append((start, start + 1, ""))
         elif kind == "comment":
-            self.edits.append((start, end, ""))
+            return self._comment(start, end)
         elif kind == "auto":
             self.edits += [(start, start + 1, ""), (end - 1, end, "")]
         elif kind == "tag":
@@ -249,11 +249,29 @@ class _Scanner:
     def _code(self, start: int, end: int) -> int:
         """A code span runs to the next backtick run of the same length in its paragraph;
         without one, the backticks are literal."""
+        if self._runs is None:
+            self._runs = {}
+            for run in _TICKS.finditer(self.text):
+                self._runs.setdefault(run.end() - run.start(), []).append(run.start())
+            self._blanks = [blank.start() for blank in _BLANK.finditer(self.text)]
         ticks = end - start
-        blank = _BLANK.search(self.text, end)
-        limit = blank.start() if blank else len(self.text)
-        closer = _ticks(ticks).search(self.text, end, limit)
-        return closer.end() if closer else end
+        same = self._runs[ticks]
+        after = bisect_right(same, start)
+        blank = bisect_left(self._blanks, end)
+        limit = self._blanks[blank] if blank < len(self._blanks) else len(self.text)
+        if after < len(same) and same[after] < limit:
+            return same[after] + ticks
+        return end
+
+    def _comment(self, start: int, end: int) -> int:
+        """An HTML comment goes up to its ``-->``; without one, ``<!--`` is text."""
+        if self._comment_end == -2 or 0 <= self._comment_end < end:
+            self._comment_end = self.text.find("-->", end)
+        if self._comment_end < 0:
+            return end
+        close = self._comment_end + 3
+        self.edits.append((start, close, ""))
+        return close
 
     def _close(self, start: int) -> int:
         tail = _TAIL.match(self.text, start)
