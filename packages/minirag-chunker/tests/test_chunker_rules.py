@@ -327,3 +327,18 @@ def test_a_long_fence_with_double_blank_lines_cuts_into_pieces_with_text(
     assert len(pieces) >= 2 and not any(p.startswith("\n") for p in pieces)
     result = chunk_and_check(md, token_counter, budget=20)
     assert "\n\n".join(s.text for s in result.sections) == md
+
+
+def test_citation_links_after_a_full_stop_end_the_sentence(chunk_and_check, token_counter):
+    """Wikipedia closes sentences with ``.[[4]](#cite_note-4)``: units still end there."""
+    sentence = (
+        "Engine number {n} was assembled by the workshop from brass gears and iron frames, "
+        "then tested for a week on tables of logarithms before delivery to its buyer."
+    )
+    cites = ["[[{n}]](#cite_note-{n})", "[[{n}]](#cite_note-Allan_2001-{n}): 232",
+             "[[{n}]](#cite_note-{n})[[a]](#cite_note-a{n})"]  # fmt: skip
+    paragraph = " ".join(sentence.format(n=n) + cites[n % 3].format(n=n) for n in range(1, 13))
+    result = chunk_and_check(paragraph, token_counter)
+    assert len(result.units) > 1
+    for unit in result.units:
+        assert unit.body.startswith("Engine number "), unit.body[:40]

@@ -7,7 +7,10 @@ from typing import Literal
 
 # Bump whenever unit or section boundaries change for the same input, so stores can tell a
 # stale index (cut with an older scheme) from a current one and ask for a re-sync.
-SCHEME_VERSION: int = 2  # 2: Setext headings; fences past the section cap are cut
+# 2: Setext headings; fences past the section cap are cut. 3: a sentence end may be followed
+# by citation links; minirag-store sizes units by their readable text (a link's target costs
+# nothing) and embeds that, so every source is re-cut and re-embedded.
+SCHEME_VERSION: int = 3
 
 Category = Literal["transcript", "slides", "headings", "generic"]
 

@@ -31,7 +31,11 @@ ATOMIC_FENCE_BUDGETS = 4
 # nearly always fits, and one count is cheaper than counting each sentence.
 SHORT_BLOCK_CHARS_PER_TOKEN = 1
 # A line break, or whitespace after sentence-ending punctuation: where a block may be cut.
-_ATOM_END = re.compile(r"\n|(?<=[.!?…])[ \t]+")
+# Converted web pages put citation links between the full stop and the space
+# (``ends.[[4]](#cite_note-4) Next``, ``[[9]](#cite_note-9): 232``); those stay with the
+# sentence they close, or a Wikipedia paragraph would be one sentence, cut anywhere.
+_CITATION = r"\[\[[^\[\]\n]{1,40}\]\]\([^()\s]*\)(?::[ \t]?[\d–-]+)?"
+_ATOM_END = re.compile(rf"\n|(?<=[.!?…])(?:{_CITATION})*[ \t]+")
 _LINE_END = re.compile(r"\n")
 
 

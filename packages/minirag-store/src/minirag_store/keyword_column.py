@@ -14,11 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from minirag_store.keywords import section_keywords
+from minirag_store.readable import readable_pieces
 
 __all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "refresh_stale"]
 
-#: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`).
-KEYWORDS_VERSION = 2
+#: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`);
+#: 3: readable text only (link text, no targets: :mod:`minirag_store.readable`).
+KEYWORDS_VERSION = 3
 VERSION_COLUMN = "keywords_version"
 _ALL = 2**31 - 1
 _SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits
@@ -40,7 +42,7 @@ def keyword_column(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     for members in sections.values():
         members.sort(key=lambda i: rows[i]["chunk_index"])
         title = rows[members[0]]["title"]
-        pieces = [(rows[i]["text"], rows[i]["body_start"]) for i in members]
+        pieces = readable_pieces([(rows[i]["text"], rows[i]["body_start"]) for i in members])
         for i, entry in zip(members, section_keywords(title, pieces), strict=True):
             out[i] = entry
     return out

@@ -10,23 +10,36 @@ are committed together, but at least every :data:`COMMIT_SECONDS` while work goe
 each document is reported (and counted ``ingested``) as soon as its rows are committed,
 so a job's counts move during a sync of a few hundred small files or a few big ones
 instead of jumping once per window.
+
+What is embedded is each chunk's *readable* text (:mod:`minirag_store.readable`: link text
+without targets, alt text without paths, no HTML tags), while the row keeps the markdown
+the chunker cut, which is what reconstructs sections and what a caller reads back.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.readable import readable, readable_pieces
 from minirag_store.table import parent_key
 
 if TYPE_CHECKING:
     import numpy as np
+    from minirag_chunker import Unit
 
     from minirag_store.service import Index
 
-__all__ = ["COMMIT_SECONDS", "FLUSH_CHUNKS", "FLUSH_DOCS", "Document", "DocumentWriter"]
+__all__ = [
+    "COMMIT_SECONDS",
+    "FLUSH_CHUNKS",
+    "FLUSH_DOCS",
+    "Document",
+    "DocumentWriter",
+    "embed_texts",
+]
 
 #: A window holds at most this many chunks (16 embedding batches sorted together) ...
 FLUSH_CHUNKS = 512
@@ -68,14 +81,16 @@ class _Window:
 
     docs: list[Document] = field(default_factory=list)
     rows: list[list[dict[str, Any]]] = field(default_factory=list)  # per document
+    embed: list[list[str]] = field(default_factory=list)  # what each row's vector is made from
     chunks: int = 0
     since: float = 0.0
 
-    def add(self, doc: Document, rows: list[dict[str, Any]], now: float) -> None:
+    def add(self, doc: Document, rows: list[dict[str, Any]], embed: list[str], now: float) -> None:
         if not self.docs:
             self.since = now
         self.docs.append(doc)
         self.rows.append(rows)
+        self.embed.append(embed)
         self.chunks += len(rows)
 
     def holds(self, source: str) -> bool:
@@ -87,8 +102,7 @@ class _Window:
     def order(self) -> list[tuple[int, int]]:
         """Every (document, row) pair in embedding order."""
         pairs = [(d, r) for d, rows in enumerate(self.rows) for r in range(len(rows))]
-        return sorted(pairs, key=lambda p: (len(self.rows[p[0]][p[1]]["text"]) // _LENGTH_BUCKET,
-                                            p[0]))  # fmt: skip
+        return sorted(pairs, key=lambda p: (len(self.embed[p[0]][p[1]]) // _LENGTH_BUCKET, p[0]))
 
 
 class DocumentWriter:
@@ -107,16 +121,22 @@ class DocumentWriter:
         self._window = _Window()
         self._last_commit = clock()
 
-    def _rows(self, doc: Document) -> list[dict[str, Any]]:
+    def _count_readable(self, text: str) -> int:
+        """The chunk budget is spent on what is embedded: a link's target costs nothing
+        (on a Wikipedia page, raw counting left chunks 32 readable tokens on average)."""
+        return self._embedder.count_tokens(readable(text))
+
+    def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
+        """The rows of ``doc``'s chunks and the text each one's vector is made from."""
         from minirag_chunker import SCHEME_VERSION, chunk_markdown
 
         chunked = chunk_markdown(
             doc.markdown,
-            count_tokens=self._embedder.count_tokens,
+            count_tokens=self._count_readable,
             budget=self._budget,
             title=doc.title if doc.seed_title and doc.title else None,
         )
-        return [
+        rows = [
             {
                 "source": doc.source,
                 "source_type": doc.source_type,
@@ -133,6 +153,7 @@ class DocumentWriter:
             }
             for unit in chunked.units
         ]
+        return rows, embed_texts(chunked.units)
 
     def write(self, docs: Iterable[Document | None]) -> Iterator[tuple[Document, int]]:
         """Index ``docs``; yields ``(document, chunk_count)`` once each is committed.
@@ -151,11 +172,11 @@ class DocumentWriter:
             if self._window.holds(doc.source):
                 yield from self._flush()  # one commit must not hold two versions of a source
             try:
-                rows = self._rows(doc)
+                rows, embed = self._rows(doc)
             except Exception:
                 yield from self._flush()
                 raise
-            self._window.add(doc, rows, self._clock())
+            self._window.add(doc, rows, embed, self._clock())
             if self._window.full() or self._waited():
                 yield from self._flush()
         yield from self._flush()
@@ -179,7 +200,7 @@ class DocumentWriter:
         order = window.order()
         for start in range(0, len(order), EMBED_BATCH):
             batch = order[start : start + EMBED_BATCH]
-            embedded = self._embedder.embed_passages([window.rows[d][r]["text"] for d, r in batch])
+            embedded = self._embedder.embed_passages([window.embed[d][r] for d, r in batch])
             for (d, r), vector in zip(batch, embedded, strict=True):
                 vectors[d][r] = vector
                 left[d] -= 1
@@ -207,3 +228,21 @@ class DocumentWriter:
     def finish(self) -> None:
         """Fold new rows into the indexes, compact and drop old versions (once per batch)."""
         self._table.maintain()
+
+
+def embed_texts(units: Sequence[Unit]) -> list[str]:
+    """What each unit's vector is made from, in unit order: its readable text, read
+    section by section (markup split between two chunks is still removed whole).
+
+    A unit with nothing readable (images without alt text, links without text)
+    keeps its markdown: an empty text would embed to the same vector for every such unit.
+    """
+    by_section: dict[int, list[Unit]] = {}
+    for unit in units:
+        by_section.setdefault(unit.section, []).append(unit)
+    texts: dict[int, str] = {}
+    for members in by_section.values():
+        pieces = readable_pieces([(u.text, u.body_start) for u in members])
+        for unit, (text, _) in zip(members, pieces, strict=True):
+            texts[unit.index] = text if any(ch.isalnum() for ch in text) else unit.text
+    return [texts[u.index] for u in units]

@@ -42,7 +42,9 @@ SourceType = Literal["file", "data", "url"]
 class SearchHit(TypedDict):
     """One ranked retrieval unit."""
 
-    text: str  # the passage that matched (what was embedded, what `score` describes)
+    # the passage that matched, as markdown (links keep their targets); its readable text
+    # (link text only, see minirag_store.readable) is what was embedded and keyword-indexed
+    text: str
     source: str  # identity key: absolute path for files, the caller's id for data/url
     title: str
     chunkIndex: int
