@@ -235,6 +235,6 @@ def test_an_index_of_the_older_scheme_is_brought_up_to_date(make_index, docs_roo
     }
     status = index.status()
     assert status["staleChunkCount"] == 1  # the data source's vector: re-ingest it
-    assert "re-ingest" in status["schemeWarning"]
+    assert "ingesting them again" in status["schemeWarning"] and "note-1" in status["schemeWarning"]
     index.ingest_data(page, "note-1", "markdown")
     assert index.status()["staleChunkCount"] == 0
