@@ -6,7 +6,6 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,20 +21,6 @@ from mcp_testlib import (
     wait_for_job,
 )
 from minirag_mcp.instructions import INSTRUCTIONS
-
-HEAVY = ("fastembed", "lancedb", "markitdown", "onnxruntime", "pyarrow")
-
-#: Runs the real entry point and, at exit, writes which heavy libraries got imported.
-PROBE = """
-import atexit, json, os, sys
-def dump():
-    heavy = [m for m in {heavy!r} if m in sys.modules]
-    with open(os.environ["PROBE_OUT"], "w") as f:
-        json.dump(heavy, f)
-atexit.register(dump)
-from minirag_mcp.__main__ import main
-sys.exit(main())
-"""
 
 
 def stdio_client(env: dict[str, str], **kwargs) -> Client:
@@ -129,19 +114,6 @@ def test_stdout_carries_only_protocol_messages(corpus_env):
     assert server.proc.returncode == 0, stderr
     for line in server.lines:
         assert json.loads(line)["jsonrpc"] == "2.0", line
-
-
-def test_handshake_imports_no_heavy_library(corpus_env, tmp_path):
-    out = tmp_path / "probe.json"
-    probe = [sys.executable, "-c", PROBE.format(heavy=HEAVY)]
-    server = RawServer({**corpus_env, "PROBE_OUT": str(out)}, command=probe)
-    try:
-        assert server.initialize()["instructions"] == INSTRUCTIONS
-        listed, _ = server.request(1, "tools/list")
-        assert len(listed["result"]["tools"]) == 11
-    finally:
-        stderr = server.close()
-    assert json.loads(out.read_text()) == [], stderr
 
 
 def test_cancelling_a_watched_sync_cancels_the_job(corpus_env):

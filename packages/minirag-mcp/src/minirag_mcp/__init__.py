@@ -2,7 +2,7 @@
 
 ``minirag-mcp`` serves MCP on stdio; :func:`minirag_mcp.server.create_server` builds the
 server for embedding or in-memory testing. Importing this package stays cheap (no
-fastmcp, no model): the handshake's speed depends on it.
+fastmcp, no model): ``minirag-mcp status`` and ``--version`` depend on it.
 """
 
 from __future__ import annotations

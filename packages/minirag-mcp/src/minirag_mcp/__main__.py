@@ -1,24 +1,21 @@
 """The ``minirag-mcp`` command: serve MCP (stdio by default, or HTTP), or print status.
 
 Kept to argparse and late imports: ``status`` and ``--version`` never load fastmcp, and
-serving loads fastmcp but nothing heavy until the first tool call. On stdio the handshake
-is answered while fastmcp is still importing (:mod:`minirag_mcp.early`). Nothing here
-writes to stdout while serving on stdio; logging goes to stderr.
+``status`` reads the index without the heavy libraries (see :mod:`minirag_store.status`).
+Serving is plain fastmcp; the model and the index warm up in the background once the
+server runs (:mod:`minirag_mcp.server`). Nothing here writes to stdout while serving on
+stdio; logging goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from minirag_mcp import early
 
 if TYPE_CHECKING:
     from minirag_store import Index
@@ -26,8 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 DEFAULT_PORT = 8000
-
-logger = logging.getLogger("minirag_mcp")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,55 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status(index)
         finally:
             index.close()
-    try:
-        if args.transport == "stdio" and early.supported():
-            _serve_stdio_early(Index.open(os.environ))
-        else:
-            from minirag_mcp.server import serve
+    from minirag_mcp.server import serve
 
-            serve(Index.open(os.environ), args.transport, host=args.host, port=args.port)
+    try:
+        serve(Index.open(os.environ), args.transport, host=args.host, port=args.port)
     except KeyboardInterrupt:  # Ctrl-C in a terminal is how a hand-started server stops
         return 130
     return 0
-
-
-def _serve_stdio_early(index: Index) -> None:
-    """Serve stdio, answering the client's handshake while fastmcp still imports.
-
-    fastmcp's import is most of the start-up time, so it runs in a thread from the
-    start; the main thread meanwhile reads the opening request and answers it by hand
-    (see :mod:`minirag_mcp.early`), then waits for the import and runs the server.
-    """
-    from minirag_mcp import version
-    from minirag_mcp.handshake import ServerIdentity
-    from minirag_mcp.instructions import instructions_for
-
-    try:
-        stdio = early.EarlyStdio()
-    except OSError as exc:  # stdin or stdout is not an open descriptor: no early answer
-        logger.debug("early handshake unavailable: %s", exc)
-        from minirag_mcp.server import serve
-
-        serve(index, "stdio")
-        return
-    importer = threading.Thread(target=_import_server, name="minirag-import", daemon=True)
-    importer.start()
-    stdio.greet(ServerIdentity("minirag", version(), instructions_for(index).text))
-    importer.join()
-    from minirag_mcp.server import serve  # re-raises here if the thread's import failed
-
-    try:
-        serve(index, "stdio")
-    finally:
-        stdio.close()
-
-
-def _import_server() -> None:
-    """Import the fastmcp server module (the slow part of start-up)."""
-    try:
-        importlib.import_module("minirag_mcp.server")
-    except BaseException:  # the main thread's own import re-raises it, with context
-        logger.debug("background import of the server failed", exc_info=True)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """Build and run the minirag MCP server over one :class:`minirag_store.Index`.
 
 The Index is created up front because opening it only reads the configuration (cheap,
-and never raises: a broken configuration becomes degraded mode). The embedding model and
-the LanceDB table open inside the Index on the first call that needs them, once, so the
-handshake answers before any heavy library is imported.
+and never raises: a broken configuration becomes degraded mode). :func:`serve` then warms
+the index up in a background thread as the server starts (:meth:`Index.warm_up`: the
+embedding model, the table, the search snapshot), so the client's handshake and
+``tools/list`` are answered meanwhile and its first query finds everything loaded. A
+failed warm-up is logged; the first tool call that needs the failed part reports it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import logging
 import os
 import signal
 import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 from fastmcp import FastMCP
 from minirag_store import Index
@@ -25,12 +31,13 @@ __all__ = ["create_server", "serve"]
 logger = logging.getLogger(__name__)
 
 
-def create_server(index: Index) -> FastMCP:
+def create_server(index: Index, *, warm_up: bool = False) -> FastMCP:
     """The FastMCP server exposing minirag's 11 tools over ``index``.
 
     With a broken configuration the server still builds: ``status`` reports the error
     and every other tool fails with it. ``RAG_INSTRUCTIONS_APPEND`` (read by the config
     loader) is added to the instructions only when the configuration loaded.
+    ``warm_up``: start :func:`warm_up_in_background` when the server starts running.
     """
     instructions = instructions_for(index)
     if instructions.truncated:
@@ -46,9 +53,45 @@ def create_server(index: Index) -> FastMCP:
         # Our tool errors carry messages written for the model; unexpected ones are bugs
         # whose message still helps more than a bare "Error calling tool".
         mask_error_details=False,
+        lifespan=_warming(index) if warm_up else None,
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated)
     return mcp
+
+
+def _warming(index: Index) -> Any:
+    """A fastmcp lifespan that starts the warm-up as the server starts (before it reads
+    its first message), and leaves it running: the thread ends with the process."""
+
+    @asynccontextmanager
+    async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        warm_up_in_background(index)
+        yield {}
+
+    return lifespan
+
+
+def warm_up_in_background(index: Index) -> threading.Thread | None:
+    """Run :meth:`Index.warm_up` in a daemon thread; None with a broken configuration
+    (nothing to warm: every tool but ``status`` reports the configuration error).
+
+    A failure is logged as a warning, not raised: the server keeps serving, and the
+    first call that needs the failed part (the model, the table) raises it again as a
+    tool error the client sees.
+    """
+    if index.config_error is not None:
+        return None
+
+    def run() -> None:
+        try:
+            index.warm_up()
+        # The thread has no caller to raise to: log it where the user looks (stderr).
+        except Exception as e:
+            logger.warning("warm-up failed (the first call that needs it will retry): %s", e)
+
+    thread = threading.Thread(target=run, name="minirag-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def serve(
@@ -60,7 +103,7 @@ def serve(
     HTTP on ``host:port``, loopback by default). No banner: on stdio, stdout carries
     protocol messages only, and logs go to stderr.
     """
-    server = create_server(index)
+    server = create_server(index, warm_up=True)
     try:
         if transport == "http":
             server.run("http", show_banner=False, host=host, port=port)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastmcp import Context, FastMCP
+from fastmcp.tools import Tool
 from mcp.types import ToolAnnotations
 from minirag_store import Index
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
@@ -36,6 +37,7 @@ from pydantic import Field
 from minirag_mcp.bridge import call_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
 from minirag_mcp.progress import progress_token, watch_job
+from minirag_mcp.schemas import with_inlined_schemas
 
 __all__ = ["McpStatus", "register_tools"]
 
@@ -109,13 +111,21 @@ def _hints(*, read_only: bool = False, destructive: bool = False, open_world: bo
 
 
 def _tool(mcp: FastMCP, name: str, **hints: bool) -> Callable[[Any], Any]:
-    """Register a tool under ``name`` with its title, description and annotations."""
-    return mcp.tool(
-        name=name,
-        title=TITLES[name],
-        description=DESCRIPTIONS[name],
-        annotations=_hints(**hints),
-    )
+    """Register a tool under ``name`` with its title, description and annotations (its
+    schemas' ``$ref``s inlined here: see :mod:`minirag_mcp.schemas`)."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        tool = Tool.from_function(
+            fn,
+            name=name,
+            title=TITLES[name],
+            description=DESCRIPTIONS[name],
+            annotations=_hints(**hints),
+        )
+        mcp.add_tool(with_inlined_schemas(tool))
+        return fn
+
+    return register
 
 
 def register_tools(mcp: FastMCP, index: Index, *, instructions_truncated: bool) -> None:

@@ -103,6 +103,7 @@ class Index:
         self._config = config
         self._config_error = config_error
         self._lock = threading.RLock()
+        self._model_lock = threading.Lock()  # held while the model loads (seconds)
         self._embedder_obj = embedder
         self._table_obj = table
         self._sync_obj: SyncManager | None = None
@@ -153,15 +154,18 @@ class Index:
         return self._config_error
 
     def embedder(self) -> Embedder:
-        """The embedding model, loaded on first use (exactly once)."""
+        """The embedding model, loaded on first use (exactly once). A load in progress
+        holds up only the calls that need the model too (not list, read or status)."""
         config = self.config
-        with self._lock:
+        with self._model_lock:
             if self._embedder_obj is None:
                 from minirag_store.embedding import Embedder
 
                 embedder = Embedder.from_config(config)
-                if self._table_obj is not None:
-                    _check_dims(self._table_obj, embedder)
+                with self._lock:
+                    table = self._table_obj
+                if table is not None:
+                    _check_dims(table, embedder)
                 self._embedder_obj = embedder
             return self._embedder_obj
 
@@ -172,16 +176,41 @@ class Index:
         and deletes stay fast; creating a new one needs the model's dimension.
         """
         config = self.config
+        from minirag_store.table import ChunkTable
+
+        with self._lock:
+            if self._table_obj is None:
+                self._table_obj = ChunkTable.open_existing(config.db_path, config.model_name)
+            if self._table_obj is not None:
+                return self._table_obj
+        embedder = self.embedder()  # not under the lock: a model load holds up no one else
+        with self._lock:
+            if self._table_obj is None:
+                self._table_obj = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
+            return self._table_obj
+
+    def warm_up(self) -> None:
+        """Load now what the first query needs: the table's search snapshot, the
+        embedding model, and the rest of a search's path (a server calls this in the
+        background as it starts).
+
+        Never creates an index: without one only the model loads. Raises what loading
+        raises (:class:`ConfigError`, :class:`ModelLoadError`, :class:`IndexMismatchError`).
+        """
+        config = self.config
         with self._lock:
             if self._table_obj is None:
                 from minirag_store.table import ChunkTable
 
-                table = ChunkTable.open_existing(config.db_path, config.model_name)
-                if table is None:
-                    embedder = self.embedder()
-                    table = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
-                self._table_obj = table
-            return self._table_obj
+                self._table_obj = ChunkTable.open_existing(config.db_path, config.model_name)
+            table = self._table_obj
+        if table is not None:
+            table.snapshot()
+        self.embedder()
+        if table is not None:
+            # One throwaway search: the first real one then also finds the modules it
+            # imports lazily, the stemmers and the keyword searcher's loop ready.
+            self.query("warm up", top_k=1)
 
     def syncs(self) -> SyncManager:
         """The background sync job manager of this Index."""

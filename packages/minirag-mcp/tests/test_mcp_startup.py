@@ -1,0 +1,208 @@
+"""Start-up as clients see it: plain fastmcp answers at once, the index warms up behind it.
+
+The server answers the handshake and ``tools/list`` without waiting for the embedding
+model or the table; a background warm-up loads them as the server starts, so the first
+query finds them ready. Checked over a real stdio subprocess of the console script (and
+in memory where a thread must be joined): the warm-up never holds the client up, never
+breaks degraded mode or a missing index, and a failing warm-up is reported, not swallowed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from mcp_testlib import RawServer, structured
+from minirag_mcp.instructions import INSTRUCTIONS
+from minirag_mcp.schemas import inline_refs
+from minirag_mcp.server import create_server, warm_up_in_background
+from minirag_store import Index
+
+#: Holds ``import onnxruntime`` (the model load, which only the warm-up does before a
+#: tool call) until the file named by WARM_UP_GATE exists.
+GATE = """
+import os, sys, time
+
+class _Gate:
+    def find_spec(self, name, path=None, target=None):
+        if name == "onnxruntime":
+            while not os.path.exists(os.environ["WARM_UP_GATE"]):
+                time.sleep(0.01)
+            sys.meta_path.remove(self)
+        return None
+
+sys.meta_path.insert(0, _Gate())
+"""
+
+
+def call(server: RawServer, rid: int, tool: str, arguments: dict) -> dict:
+    """A tools/call over the raw connection; its result."""
+    reply, _ = server.request(rid, "tools/call", {"name": tool, "arguments": arguments})
+    return reply["result"]
+
+
+def test_tools_list_is_answered_while_the_warm_up_is_held(corpus_env, tmp_path: Path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(GATE, encoding="utf-8")
+    gate = tmp_path / "model-may-load"
+    env = {**corpus_env, "PYTHONPATH": str(tmp_path / "site"), "WARM_UP_GATE": str(gate)}
+    server = RawServer(env)
+    try:
+        assert server.initialize()["instructions"] == INSTRUCTIONS
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+        status = call(server, 2, "status", {})
+        assert status["structuredContent"]["chunkCount"] == 0
+        assert server.proc.poll() is None and not gate.exists()
+        gate.touch()
+        made = call(server, 3, "ingest_data", {"data": "Kiwis ship on Mondays.", "source": "k"})
+        assert not made["isError"], made
+        found = call(server, 4, "query_documents", {"query": "when do kiwis ship"})
+        assert found["structuredContent"]["results"][0]["source"] == "k"
+    finally:
+        stderr = server.close()
+    assert server.proc.returncode == 0, stderr
+    assert "warm-up failed" not in stderr
+
+
+def test_the_warm_up_loads_what_the_first_query_needs(corpus_env):
+    index = Index.open(corpus_env)
+    assert index.sync()["state"] == "succeeded"
+    index.close()
+    index = Index.open(corpus_env)
+    try:
+        thread = warm_up_in_background(index)
+        assert thread is not None
+        thread.join(120)
+        assert not thread.is_alive(), "the warm-up never finished"
+        found = index.query("hotel cost per night")
+        assert found["sources"][0]["displayPath"] == "policies/travel.md"
+    finally:
+        index.close()
+
+
+def test_degraded_mode_serves_and_warms_nothing(broken_env):
+    server = RawServer(broken_env)
+    try:
+        server.initialize()
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+        status = call(server, 2, "status", {})["structuredContent"]
+        assert set(status) == {"version", "configError"}
+        refused = call(server, 3, "query_documents", {"query": "anything"})
+        assert refused["isError"]
+        assert refused["content"][0]["text"].startswith("Configuration error: BASE_DIRS")
+    finally:
+        stderr = server.close()
+    assert server.proc.returncode == 0, stderr
+    assert "degraded mode" in stderr and "warm-up failed" not in stderr
+
+
+def test_a_failing_warm_up_is_reported_and_the_query_says_why(corpus_env, tmp_path: Path):
+    empty = tmp_path / "no-model-here"  # a folder, so the configuration is valid
+    empty.mkdir()
+    env = {**corpus_env, "MODEL_PATH": str(empty)}
+    server = RawServer(env)
+    try:
+        server.initialize()
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+        failed = call(server, 2, "query_documents", {"query": "pump maintenance"})
+        assert failed["isError"]
+        assert "Could not load embedding model" in failed["content"][0]["text"]
+        status = call(server, 3, "status", {})  # what needs no model still works
+        assert status["structuredContent"]["model"] == corpus_env["MODEL_NAME"]
+    finally:
+        stderr = server.close()
+    assert server.proc.returncode == 0, stderr
+    assert "warm-up failed" in stderr and "no-model-here" in stderr
+
+
+@pytest.mark.anyio
+async def test_warming_a_missing_index_creates_nothing(corpus_env):
+    index = Index.open(corpus_env)
+    thread = warm_up_in_background(index)
+    assert thread is not None
+    thread.join(120)
+    assert not thread.is_alive()
+    assert not Path(corpus_env["DB_PATH"]).exists()  # the model loaded; no index was made
+    async with Client(create_server(index)) as client:
+        status = structured(await client.call_tool("status", {}))
+        assert status["chunkCount"] == 0
+        found = structured(await client.call_tool("query_documents", {"query": "pump"}))
+        assert found["results"] == []
+    index.close()
+
+
+def test_a_broken_configuration_starts_no_warm_up(broken_env):
+    assert warm_up_in_background(Index.open(broken_env)) is None
+
+
+#: The real entry point, plus a record (at exit) of whether jsonref was ever imported.
+JSONREF_PROBE = """
+import atexit, json, os, sys
+def dump():
+    with open(os.environ["PROBE_OUT"], "w") as f:
+        json.dump("jsonref" in sys.modules, f)
+atexit.register(dump)
+from minirag_mcp.__main__ import main
+sys.exit(main())
+"""
+
+
+def test_tools_list_needs_no_schema_dereferencing_library(corpus_env, tmp_path: Path):
+    """fastmcp would import jsonref (and requests) to inline our schemas' $refs on the
+    first tools/list; ours come inlined (minirag_mcp.schemas)."""
+    out = tmp_path / "jsonref.json"
+    command = [sys.executable, "-c", JSONREF_PROBE]
+    server = RawServer({**corpus_env, "PROBE_OUT": str(out)}, command=command)
+    try:
+        server.initialize()
+        listed, _ = server.request(1, "tools/list")
+        assert len(listed["result"]["tools"]) == 11
+    finally:
+        stderr = server.close()
+    assert json.loads(out.read_text()) is False, stderr
+
+
+@pytest.mark.anyio
+async def test_listed_schemas_equal_fastmcps_own_dereferencing(corpus_env):
+    from fastmcp.tools import Tool
+    from fastmcp.utilities.json_schema import dereference_refs
+
+    server = create_server(Index.open(corpus_env))
+    listed = await server.list_tools()
+    assert len(listed) == 11
+    for tool in listed:
+        plain = Tool.from_function(tool.fn)  # as fastmcp's decorator derives it
+        for ours, raw in (
+            (tool.parameters, plain.parameters),
+            (tool.output_schema, plain.output_schema),
+        ):
+            assert raw is not None and ours is not None
+            assert "$ref" not in json.dumps(ours), tool.name
+            assert ours == dereference_refs(raw), tool.name
+
+
+def test_inlining_leaves_cycles_and_foreign_references_alone():
+    cyclic = {
+        "$defs": {"Node": {"properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        "$ref": "#/$defs/Node",
+    }
+    assert inline_refs(cyclic) == cyclic
+    remote = {"properties": {"a": {"$ref": "https://example.com/schema"}}}
+    assert inline_refs(remote) == remote
+    nested = {
+        "$defs": {"Hit": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+        "properties": {"hits": {"type": "array", "items": {"$ref": "#/$defs/Hit"}},
+                       "top": {"$ref": "#/$defs/Hit", "description": "the best"}},
+    }  # fmt: skip
+    assert inline_refs(nested) == {
+        "properties": {
+            "hits": {"type": "array", "items": nested["$defs"]["Hit"]},
+            "top": {**nested["$defs"]["Hit"], "description": "the best"},
+        }
+    }
