@@ -17,8 +17,9 @@ from minirag_store.keywords import section_keywords
 
 __all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "refresh_stale"]
 
-#: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`).
-KEYWORDS_VERSION = 2
+#: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`);
+#: 3: + word pairs (:func:`keywords.pairs`).
+KEYWORDS_VERSION = 3
 VERSION_COLUMN = "keywords_version"
 _ALL = 2**31 - 1
 _SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits
