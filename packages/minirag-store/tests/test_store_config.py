@@ -25,7 +25,7 @@ def test_defaults_use_cwd_as_root_and_index_beside_documents(tmp_path: Path):
     assert cfg.model_name == DEFAULT_MODEL_NAME
     assert cfg.chunk_token_budget == 110
     assert cfg.model_max_tokens == 128
-    assert cfg.hybrid_weight == 0.6 and cfg.fusion == "rrf"
+    assert cfg.hybrid_weight == 0.6 and cfg.fusion == "mixture"
     assert cfg.grouping is None and cfg.max_distance is None and cfg.max_files is None
     assert cfg.max_file_size == 104857600
     assert cfg.ocr_lang == "eslav" and cfg.ocr_min_chars_per_page == 25
@@ -108,8 +108,10 @@ def test_booleans_and_search_settings_parse(tmp_path: Path):
 
 def test_fusion_setting(tmp_path: Path):
     assert load_config({"RAG_FUSION": " Score "}, cwd=tmp_path).fusion == "score"
-    assert load_config({"RAG_FUSION": ""}, cwd=tmp_path).fusion == "rrf"
-    with pytest.raises(ConfigError, match=r"RAG_FUSION must be 'rrf' .* or 'score', got 'rank'"):
+    assert load_config({"RAG_FUSION": "RRF"}, cwd=tmp_path).fusion == "rrf"
+    assert load_config({"RAG_FUSION": ""}, cwd=tmp_path).fusion == "mixture"
+    message = r"RAG_FUSION must be one of mixture, rrf, score \(default mixture\), got 'rank'"
+    with pytest.raises(ConfigError, match=message):
         load_config({"RAG_FUSION": "rank"}, cwd=tmp_path)
 
 

@@ -1,8 +1,19 @@
-"""Keyword normalisation: English and Russian stems, identifiers kept whole."""
+"""Keyword normalisation: English and Russian stems, identifiers kept whole, word pairs,
+and the query weights of words, identifiers, their parts and pairs."""
 
 from __future__ import annotations
 
-from minirag_store.keywords import normalize, normalize_query, section_keywords, tokens
+from collections import Counter
+
+from minirag_store.keywords import (
+    PART_WEIGHT,
+    WORD_WEIGHT,
+    normalize,
+    normalize_query,
+    pairs,
+    section_keywords,
+    tokens,
+)
 
 
 def test_english_and_russian_inflections_share_a_stem():
@@ -20,11 +31,41 @@ def test_identifiers_kept_whole_and_as_parts():
 
 
 def test_stop_words_dropped_in_both_languages():
-    assert normalize("the invoice и склад") == "invoic склад"
+    assert tokens("the invoice и склад") == ["invoic", "склад"]
+    assert normalize("the invoice и склад") == "invoic склад invoic+склад"
 
 
-def test_query_terms_deduplicated():
-    assert normalize_query("stock stocks STOCK") == "stock"
+def test_yo_and_capitals_fold_to_one_form():
+    assert tokens("УЧЁТ Учета учёта") == ["учет"] * 3
+    assert pairs("СИСТЕМЫ УЧЁТА") == pairs("система учета") == ["систем+учет"]
+
+
+def test_word_pairs_follow_phrases_not_punctuation():
+    # stop words are skipped inside a phrase, punctuation and line breaks end it
+    assert pairs("Учёт на складе; запасы, поставки (отчёт)\nсистема") == ["учет+склад"]
+    assert pairs("stock stocks STOCK") == []  # a repeated word is no phrase
+    # an identifier takes part in a phrase whole, its parts never pair with each other
+    assert pairs("raise ERR_SOCKET_CLOSED now") == [
+        "rais+err_socket_closed",
+        "err_socket_closed+now",
+    ]
+
+
+def test_query_terms_counted_once_then_weighted():
+    assert normalize_query("stock stocks STOCK") == " ".join(["stock"] * WORD_WEIGHT)
+
+
+def test_identifier_outweighs_its_parts_in_a_query():
+    """The whole identifier weighs as much as all its parts together (at least a word);
+    each part half a word; a word pair much less than a word."""
+    weights = Counter(normalize_query("ERR_SOCKET_CLOSED retry").split())
+    parts = weights["err"] + weights["socket"] + weights["close"]
+    assert weights["err_socket_closed"] == parts == 3 * PART_WEIGHT
+    assert weights["err"] == weights["socket"] == weights["close"] == PART_WEIGHT
+    assert PART_WEIGHT * 2 == WORD_WEIGHT == weights["retri"]
+    assert 0 < weights["err_socket_closed+retri"] < WORD_WEIGHT / 4
+    two_parts = Counter(normalize_query("REQ-2041").split())
+    assert two_parts == {"req-2041": WORD_WEIGHT, "req": PART_WEIGHT, "2041": PART_WEIGHT}
 
 
 def test_mixed_script_word_is_not_stemmed():
@@ -40,12 +81,13 @@ def test_chunk_entry_holds_title_prefix_and_neighbours_within_its_section():
         ("Setup > Stock\n\nDelta forklifts.", 15),
     ]
     entries = [e.split() for e in section_keywords("Manual", chunks)]
-    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous"]
-    # title, own breadcrumb, then previous + own + next body; never two chunks away
+    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous", "alpha+invoic"]
+    # title, own breadcrumb, then previous + own + next body, then the own body's pairs;
+    # never two chunks away
     assert entries[2] == ["manual", "setup", "stock", "bravo", "warehous", "charli", "pallet",
-                          "delta", "forklift"]  # fmt: skip
+                          "delta", "forklift", "charli+pallet"]  # fmt: skip
     assert "alpha" not in entries[2] and "delta" not in entries[1]
-    assert entries[3][-2:] == ["delta", "forklift"]
+    assert entries[3][-3:] == ["delta", "forklift", "delta+forklift"]
 
 
 def test_russian_words_of_a_neighbour_are_stemmed_too():

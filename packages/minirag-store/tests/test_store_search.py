@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from minirag_store.arguments import TOP_K
+from minirag_store.config import FUSIONS
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.search import run_query
 
@@ -264,9 +265,10 @@ def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
     index.close()
 
 
-@pytest.mark.parametrize("fusion", ["rrf", "score"])
-def test_both_fusions_find_paraphrases_and_exact_identifiers(corpus_index, with_config, fusion):
-    """RAG_FUSION picks the fusion (RRF by default); both keep what hybrid search is for."""
+@pytest.mark.parametrize("fusion", FUSIONS)
+def test_every_fusion_finds_paraphrases_and_exact_identifiers(corpus_index, with_config, fusion):
+    """RAG_FUSION picks the fusion (mixture by default); each keeps what hybrid search is
+    for."""
     _index, root = corpus_index
     index = with_config(fusion=fusion)
     paraphrase = index.query("How long should a loaf stay in the oven?", top_k=3)
@@ -277,3 +279,5 @@ def test_both_fusions_find_paraphrases_and_exact_identifiers(corpus_index, with_
     assert scores == sorted(scores, reverse=True)
     if fusion == "rrf":  # each side adds at most w / 61 or (1 - w) / 61
         assert all(0 < s <= 1 / 61 for s in scores)
+    if fusion == "mixture":  # a mixture of two distributions over the candidates
+        assert all(0 < s <= 1 for s in scores)

@@ -31,9 +31,11 @@ DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
 DEFAULT_CHUNK_TOKEN_BUDGET = 110
 MIN_CHUNK_TOKEN_BUDGET = 16
 DEFAULT_HYBRID_WEIGHT = 0.6
-#: How the two rankings are fused (RAG_FUSION): weighted RRF, the documented behaviour, or
-#: weighted z-scores of cosine and BM25 (see fusion.py for what each measured).
-FUSIONS = ("rrf", "score")
+#: How the two rankings are fused (RAG_FUSION): a weighted mixture of each side's softmax
+#: over the candidates (the default), weighted RRF (the reference behaviour) or weighted
+#: z-scores of cosine and BM25 (see fusion.py for what each measured).
+FUSIONS = ("mixture", "rrf", "score")
+DEFAULT_FUSION = "mixture"
 DEFAULT_OCR_MIN_CHARS = 25
 
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
@@ -79,7 +81,7 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     chunk_token_budget: int = DEFAULT_CHUNK_TOKEN_BUDGET
     hybrid_weight: float = DEFAULT_HYBRID_WEIGHT
-    fusion: str = "rrf"
+    fusion: str = DEFAULT_FUSION
     grouping: Grouping | None = None
     max_distance: float | None = None
     max_files: int | None = None
@@ -203,10 +205,11 @@ def _search_settings(env: Mapping[str, str]) -> dict:
         raise ConfigError(
             f"RAG_GROUPING must be 'similar' or 'related' (or unset), got {env['RAG_GROUPING']!r}"
         )
-    fusion = env.get("RAG_FUSION", "").strip().lower() or "rrf"
+    fusion = env.get("RAG_FUSION", "").strip().lower() or DEFAULT_FUSION
     if fusion not in FUSIONS:
         raise ConfigError(
-            f"RAG_FUSION must be 'rrf' (the default) or 'score', got {env['RAG_FUSION']!r}"
+            f"RAG_FUSION must be one of {', '.join(FUSIONS)} (default {DEFAULT_FUSION}), "
+            f"got {env['RAG_FUSION']!r}"
         )
     max_distance = _float(env, "RAG_MAX_DISTANCE")
     if max_distance is not None and max_distance < 0:

@@ -1,24 +1,37 @@
 """Fusion of the vector and keyword rankings, and the result filters: pure, no LanceDB.
 
-Two fusions, chosen by ``RAG_FUSION``, both weighted by ``RAG_HYBRID_WEIGHT`` = ``w``:
+Three fusions, chosen by ``RAG_FUSION``, all weighted by ``RAG_HYBRID_WEIGHT`` = ``w``:
 
-* ``rrf`` (the default, the documented behaviour): weighted reciprocal rank fusion by
-  *position*, ``score = (1 − w) / (60 + r_vec + 1) + w / (60 + r_kw + 1)`` with 0-based
-  ranks; a side that did not return a candidate contributes nothing. A cosine distance
-  and a BM25 score live on incomparable scales, and ranks sidestep that.
+* ``mixture`` (the default): each side's scores become a probability distribution over the
+  union of both sides' candidates, a softmax of the side's z-scores (below) at its own
+  temperature, and the fused score is their mixture ``(1 − w)·p_vec + w·p_kw``. A side
+  whose best candidates stand far above the rest puts most of its mass on them; a side
+  with no signal (an English-only model on Russian text) spreads its mass thin over
+  hundreds of candidates and hardly moves the ranking, whatever its weight.
+  Temperatures :data:`VECTOR_TEMPERATURE` 2.5 and :data:`KEYWORD_TEMPERATURE` 2.0.
+* ``rrf``: weighted reciprocal rank fusion by *position*,
+  ``score = (1 − w) / (60 + r_vec + 1) + w / (60 + r_kw + 1)`` with 0-based ranks; a side
+  that did not return a candidate contributes nothing. Ranks sidestep the incomparable
+  scales of cosine and BM25, but also throw away how decisive a side is: a noise vector
+  list counts as much as a clear keyword match.
 * ``score``: a weighted sum of **standardised scores** (z-scores) over the union of both
-  sides' candidates, ``score = (1 − w)·z(cosine) + w·z(bm25)``. Each side is centred and
-  scaled by its own spread over the candidates, so unlike RRF it keeps *how much* better
-  a candidate scored, not only its position. Every candidate has an exact cosine (the
-  caller computes it for keyword-only candidates too); a candidate the keyword side did
-  not return has BM25 0, the score of a chunk that shares no query term.
+  sides' candidates, ``score = (1 − w)·z(cosine) + w·z(bm25)``; it keeps *how much*
+  better a candidate scored, but a noise side still adds unit-variance noise.
 
-Measured on BEIR SciFact (all-MiniLM-L6-v2, chunk level, first hit per document,
-nDCG@10, 300 test / 809 train queries, the same candidates): with the neighbour-window
-keyword column (:mod:`minirag_store.keywords`) RRF at w=0.6 gives 0.729 / 0.730 and the
-score fusion 0.741 / 0.738 (at w=0.5; 0.739 at 0.6). Without that column: RRF 0.723 /
-0.718, score fusion 0.730 / 0.731; RRF with k 10–100 and w 0.5–0.6 stayed within
-0.716–0.728, a min-max scaled sum within 0.720–0.729.
+Every candidate of ``mixture`` and ``score`` has an exact cosine (the caller computes it
+for keyword-only candidates too); a candidate the keyword side did not return has BM25 0,
+the score of a chunk that shares no query term.
+
+Measured (``bench/fusion.py``, all-MiniLM-L6-v2, nDCG@10, first hit per document, w=0.6;
+tuned on the SciFact train queries and the even-id XQuAD questions, see
+``bench/results/fusion.json`` for the reported splits): on SciFact train RRF 0.731, score
+0.736, mixture 0.733; on Russian XQuAD (where the English model's vector side is close to
+noise: vector-only 0.360 against keyword-only 0.947) RRF 0.817, score 0.940, mixture
+0.949, and at sentence level (keyword 0.809) RRF 0.604, score 0.792, mixture 0.811.
+Temperatures 1.5–3 a side were tried: a sharper keyword side (lower temperature) lets an
+exact identifier beat a vector near-duplicate of its parts at lower weights but costs
+SciFact (2.0/1.25: 0.724); equal temperatures (2/2) give SciFact 0.738 but let such a
+near-duplicate win at w=0.6.
 """
 
 from __future__ import annotations
@@ -30,18 +43,25 @@ from itertools import pairwise
 from typing import Generic, TypeVar
 
 __all__ = [
+    "KEYWORD_TEMPERATURE",
     "RRF_K",
+    "VECTOR_TEMPERATURE",
     "Fused",
     "apply_filters",
     "group_cutoff",
     "limit_files",
+    "mixture_fuse",
     "rrf_fuse",
     "rrf_score",
     "score_fuse",
+    "softmax",
     "zscores",
 ]
 
 RRF_K = 60
+#: Softmax temperatures of the ``mixture`` fusion, in z-score units (see the module doc).
+VECTOR_TEMPERATURE = 2.5
+KEYWORD_TEMPERATURE = 2.0
 K = TypeVar("K", bound=Hashable)
 _INF = float("inf")
 
@@ -100,6 +120,37 @@ def zscores(values: Sequence[float]) -> list[float]:
     return [(v - mean) / spread for v in values]
 
 
+def _candidates(
+    vector: Sequence[K], keyword: Sequence[tuple[K, float]]
+) -> tuple[list[K], dict[K, int], dict[K, int], dict[K, float]]:
+    """The union of both sides' keys (vector order, then keyword order), each side's
+    0-based ranks, and the BM25 score of each keyword hit (its first occurrence)."""
+    vec_rank = {key: i for i, key in reversed(list(enumerate(vector)))}
+    kw_rank: dict[K, int] = {}
+    bm25: dict[K, float] = {}
+    for i, (key, score) in enumerate(keyword):
+        if key not in kw_rank:
+            kw_rank[key], bm25[key] = i, score
+    return list(dict.fromkeys([*vector, *kw_rank])), vec_rank, kw_rank, bm25
+
+
+def _ranked(
+    keys: Sequence[K], scores: Sequence[float], vec_rank: Mapping[K, int], kw_rank: Mapping[K, int]
+) -> list[Fused[K]]:
+    """``keys`` by fused score, best first; ties keep the vector order, then the keyword
+    order (a side that did not return a key ranks it after all of its own)."""
+    last = len(keys)
+    # Sort plain tuples (the position n keeps keys themselves from being compared).
+    ordered = sorted(
+        (-score, vec_rank.get(k, last), kw_rank.get(k, last), n)
+        for n, (k, score) in enumerate(zip(keys, scores, strict=True))
+    )
+    return [
+        Fused(keys[n], -neg, vec_rank.get(keys[n]), kw_rank.get(keys[n]))
+        for neg, _, _, n in ordered
+    ]
+
+
 def score_fuse(
     vector: Sequence[K],
     keyword: Sequence[tuple[K, float]],
@@ -113,25 +164,39 @@ def score_fuse(
     vector order, then the keyword order, so the output is deterministic; ``weight`` 1
     orders by BM25 and leaves the vector order for candidates without a keyword hit.
     """
-    vec_rank = {key: i for i, key in reversed(list(enumerate(vector)))}
-    kw_rank: dict[K, int] = {}
-    bm25: dict[K, float] = {}
-    for i, (key, score) in enumerate(keyword):
-        if key not in kw_rank:
-            kw_rank[key], bm25[key] = i, score
-    keys = list(dict.fromkeys([*vector, *kw_rank]))
+    keys, vec_rank, kw_rank, bm25 = _candidates(vector, keyword)
     sim_z = zscores([similarity[k] for k in keys])
     kw_z = zscores([bm25.get(k, 0.0) for k in keys])
-    last = len(keys)  # ranks after every real one stand for "not returned by this side"
-    # Sort plain tuples (the position n keeps keys themselves from being compared).
-    ordered = sorted(
-        (-((1.0 - weight) * s + weight * b), vec_rank.get(k, last), kw_rank.get(k, last), n)
-        for n, (k, s, b) in enumerate(zip(keys, sim_z, kw_z, strict=True))
-    )
-    return [
-        Fused(keys[n], -neg, vec_rank.get(keys[n]), kw_rank.get(keys[n]))
-        for neg, _, _, n in ordered
-    ]
+    scores = [(1.0 - weight) * s + weight * b for s, b in zip(sim_z, kw_z, strict=True)]
+    return _ranked(keys, scores, vec_rank, kw_rank)
+
+
+def softmax(values: Sequence[float], temperature: float) -> list[float]:
+    """``exp(v / temperature)`` normalised to sum 1 (computed stably)."""
+    if not values:
+        return []
+    top = max(values)
+    weights = [math.exp((v - top) / temperature) for v in values]
+    total = math.fsum(weights)
+    return [w / total for w in weights]
+
+
+def mixture_fuse(
+    vector: Sequence[K],
+    keyword: Sequence[tuple[K, float]],
+    similarity: Mapping[K, float],
+    weight: float,
+    temperatures: tuple[float, float] = (VECTOR_TEMPERATURE, KEYWORD_TEMPERATURE),
+) -> list[Fused[K]]:
+    """Fuse like :func:`score_fuse` (same arguments, same tie order), but mix the two
+    sides' *distributions*: each side's z-scores become a softmax over the candidates
+    (``temperatures`` = vector, keyword), and the fused score is
+    ``(1 − w)·p_vec + w·p_kw``, in (0, 1]."""
+    keys, vec_rank, kw_rank, bm25 = _candidates(vector, keyword)
+    p_vec = softmax(zscores([similarity[k] for k in keys]), temperatures[0])
+    p_kw = softmax(zscores([bm25.get(k, 0.0) for k in keys]), temperatures[1])
+    scores = [(1.0 - weight) * v + weight * b for v, b in zip(p_vec, p_kw, strict=True)]
+    return _ranked(keys, scores, vec_rank, kw_rank)
 
 
 def group_cutoff(distances: Sequence[float], mode: str) -> float | None:

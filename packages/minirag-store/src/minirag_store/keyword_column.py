@@ -20,7 +20,8 @@ __all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "
 
 #: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`);
 #: 3: readable text only (link text, no targets: :mod:`minirag_store.readable`).
-KEYWORDS_VERSION = 3
+#: 4: + word pairs (:func:`keywords.pairs`).
+KEYWORDS_VERSION = 4
 VERSION_COLUMN = "keywords_version"
 _ALL = 2**31 - 1
 _SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits

@@ -48,7 +48,7 @@ class SearchHit(TypedDict):
     source: str  # identity key: absolute path for files, the caller's id for data/url
     title: str
     chunkIndex: int
-    score: float  # fused score: weighted RRF, or z-scores with RAG_FUSION=score; higher wins
+    score: float  # fused score of RAG_FUSION (mixture, rrf or score); higher wins
     distance: float | None  # vector distance; None when only the keyword side found it
     parentId: str | None  # key into QueryResult.parents
 
@@ -198,7 +198,7 @@ class StatusResult(TypedDict, total=False):
     modelPath: str | None
     chunkTokenBudget: int
     hybridWeight: float
-    fusion: str  # "rrf" or "score" (RAG_FUSION)
+    fusion: str  # "mixture", "rrf" or "score" (RAG_FUSION)
     grouping: str | None
     maxDistance: float | None
     maxFiles: int | None

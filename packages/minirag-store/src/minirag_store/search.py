@@ -1,5 +1,5 @@
-"""Hybrid search: vector + keyword top-N → weighted RRF (or score fusion) → filters → hits
-+ parents."""
+"""Hybrid search: vector + keyword top-N → fusion (``RAG_FUSION``: mixture, weighted RRF or
+z-scores) → filters → hits + parents."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
-from minirag_store.fusion import Fused, apply_filters, rrf_fuse, score_fuse
+from minirag_store.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 from minirag_store.table import scope_filter
@@ -79,7 +79,9 @@ def run_query(
         cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
         fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
     else:
-        fused, cands = _score_fusion(table, query_vector, vector_n, scopes, kw_rows, weight=weight)
+        fused, cands = _score_fusion(
+            table, query_vector, vector_n, scopes, kw_rows, weight=weight, fusion=config.fusion
+        )
     pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
     kept = apply_filters(
         pairs,
@@ -113,10 +115,12 @@ def _score_fusion(
     kw_rows: list[dict[str, Any]],
     *,
     weight: float,
+    fusion: str,
 ) -> tuple[list[Fused[str]], dict[str, dict[str, Any]]]:
-    """``RAG_FUSION=score``: the fused candidates and every candidate row by id.
+    """``RAG_FUSION=mixture`` or ``score``: the fused candidates and every candidate row
+    by id.
 
-    The fusion needs every candidate's cosine, so the vector pass also scores the
+    Both fusions need every candidate's cosine, so the vector pass also scores the
     keyword hits (one pass over the vectors either way).
     """
     vec_rows, similarity = table.vector_search_scoring(
@@ -126,7 +130,8 @@ def _score_fusion(
     similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})
     cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
     keyword = [(r["id"], r["_score"]) for r in kw_rows]
-    return score_fuse([r["id"] for r in vec_rows], keyword, similarity, weight), cands
+    fuse = mixture_fuse if fusion == "mixture" else score_fuse
+    return fuse([r["id"] for r in vec_rows], keyword, similarity, weight), cands
 
 
 def _fetch(

@@ -1,0 +1,81 @@
+"""A new keyword scheme reaches an existing index without re-embedding: the next sync
+rebuilds the keyword entries in place from the stored rows (real model, real LanceDB)."""
+
+from __future__ import annotations
+
+import pytest
+from minirag_store import keyword_column
+from minirag_store.keywords import tokens
+
+PHRASE = "системы учёта складских запасов"
+FILES = {
+    "a.md": (
+        "# Склад\n\nСклад ведёт учёт, запасы сверяет система. Учёт запасов: складские "
+        "документы, система отчётов. Склад, учёт, система, запасы, складские помещения."
+    ),
+    "b.md": f"# Внедрение\n\nОтдел внедрил модуль {PHRASE}, и сверка занимает час.",
+}
+
+
+def _downgrade(table) -> None:
+    """Rewrite every keyword entry as the previous scheme did (single words only, no word
+    pairs), marked with its version: the state of an index built before the upgrade."""
+    import pyarrow as pa
+
+    raw = table._tbl
+    rows = raw.search().select(["id", "title", "text"]).limit(1000).to_arrow().to_pylist()
+    old = pa.table(
+        {
+            "id": [r["id"] for r in rows],
+            "keywords": [" ".join(tokens(f"{r['title']}\n{r['text']}")) for r in rows],
+            keyword_column.VERSION_COLUMN: pa.array(
+                [keyword_column.KEYWORDS_VERSION - 1] * len(rows), pa.int32()
+            ),
+        }
+    )
+    raw.merge_insert("id").when_matched_update_all().execute(old)
+
+
+def _vectors(table) -> dict[str, list[float]]:
+    rows = table._tbl.search().select(["id", "vector"]).limit(1000).to_arrow().to_pylist()
+    return {r["id"]: r["vector"] for r in rows}
+
+
+def test_sync_rebuilds_keywords_of_an_older_scheme_without_embedding(
+    make_index, docs_root, monkeypatch
+):
+    for name, text in FILES.items():
+        (docs_root / name).write_text(text, encoding="utf-8")
+    index = make_index()
+    index.sync()
+    table = index.table()
+    _downgrade(table)
+    before = _vectors(table)
+    assert table.keywords_stale()
+
+    def no_embedding(*args, **kwargs):
+        raise AssertionError("a keyword scheme change must not re-embed")
+
+    monkeypatch.setattr(type(index.embedder()), "embed_passages", no_embedding)
+    result = index.sync()
+    assert result["counts"]["ingested"] == 0  # nothing re-read or re-embedded
+    assert not table.keywords_stale()
+    assert _vectors(table) == before
+    # The word pairs are there now: the passage stating the phrase comes first.
+    hits = table.keyword_search("система учёта складских запасов", 2)
+    assert hits[0]["source"] == str(docs_root / "b.md")
+
+
+@pytest.mark.parametrize("version", [0, keyword_column.KEYWORDS_VERSION - 1])
+def test_rows_of_an_older_version_are_stale(tmp_path, version):
+    from minirag_store.table import ChunkTable
+    from store_rows import DIM, chunk_rows
+
+    table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
+    rows, vectors = chunk_rows("/d/a.md", ["one", "two"])
+    table.replace_sources(["/d/a.md"], rows, vectors)
+    assert not table.keywords_stale()
+    table._tbl.update(values={keyword_column.VERSION_COLUMN: version})
+    assert table.keywords_stale()
+    table.maintain()
+    assert not table.keywords_stale()
