@@ -143,10 +143,10 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     """Our onnxruntime session over the model's folder (downloaded first if need be)."""
     folder = config.model_path
     if folder is None:
-        folder = _cached_folder(config, known.hf_repo, known.model_file)
+        folder = _cached_folder(config, known.hf_repos, known.model_file)
     if folder is None:
         _fastembed(config, lazy=True)  # fastembed downloads into the hub cache
-        folder = _cached_folder(config, known.hf_repo, known.model_file)
+        folder = _cached_folder(config, known.hf_repos, known.model_file)
     if folder is None or not (folder / known.model_file).is_file():
         where = folder or f"the cache's copy of {known.hf_repo}"
         raise _load_error(config, f"{where} holds no {known.model_file}")
@@ -160,18 +160,23 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     return encoder, _counter(config, folder)
 
 
-def _cached_folder(config: Config, repo: str, model_file: str | None) -> Path | None:
-    """The folder of ``repo``'s files in the Hugging Face cache under ``CACHE_DIR``
-    (where fastembed downloads), or None when it does not hold them (all of them)."""
+def _cached_folder(
+    config: Config, repos: Sequence[str], model_file: str | None
+) -> Path | None:
+    """The folder of the first of ``repos`` (spellings of one repo) whose files are in the
+    Hugging Face cache under ``CACHE_DIR`` (where fastembed downloads), or None when it
+    holds none of them whole."""
     from huggingface_hub import try_to_load_from_cache
 
-    found = try_to_load_from_cache(repo, "tokenizer.json", cache_dir=str(config.cache_dir))
-    if not isinstance(found, str):
-        return None
-    folder = Path(found).parent
-    if model_file is not None and not (folder / model_file).is_file():
-        return None  # an interrupted download: fastembed completes it
-    return folder
+    for repo in repos:
+        found = try_to_load_from_cache(repo, "tokenizer.json", cache_dir=str(config.cache_dir))
+        if not isinstance(found, str):
+            continue
+        folder = Path(found).parent
+        if model_file is None or (folder / model_file).is_file():
+            return folder
+        # else an interrupted download: fastembed completes it
+    return None
 
 
 def _counter(config: Config, folder: Path) -> Callable[[str], int]:
@@ -228,7 +233,7 @@ def _hub_folder(config: Config) -> Path | None:
     for model in TextEmbedding.list_supported_models():
         repo = (model.get("sources") or {}).get("hf")
         if model.get("model", "").lower() == name and repo:
-            return _cached_folder(config, repo, None)
+            return _cached_folder(config, [repo], None)
     return None
 
 
