@@ -143,10 +143,10 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     """Our onnxruntime session over the model's folder (downloaded first if need be)."""
     folder = config.model_path
     if folder is None:
-        folder = _cached_folder(config, known.hf_repos, known.model_file)
+        folder = _cached_folder(config, known.hf_repo, known.model_file)
     if folder is None:
         _fastembed(config, lazy=True)  # fastembed downloads into the hub cache
-        folder = _cached_folder(config, known.hf_repos, known.model_file)
+        folder = _cached_folder(config, known.hf_repo, known.model_file)
     if folder is None or not (folder / known.model_file).is_file():
         where = folder or f"the cache's copy of {known.hf_repo}"
         raise _load_error(config, f"{where} holds no {known.model_file}")
@@ -160,16 +160,19 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     return encoder, _counter(config, folder)
 
 
-def _cached_folder(
-    config: Config, repos: Sequence[str], model_file: str | None
-) -> Path | None:
-    """The folder of the first of ``repos`` (spellings of one repo) whose files are in the
-    Hugging Face cache under ``CACHE_DIR`` (where fastembed downloads), or None when it
-    holds none of them whole."""
+def _cached_folder(config: Config, repo: str, model_file: str | None) -> Path | None:
+    """The folder of ``repo``'s files in the Hugging Face cache under ``CACHE_DIR``
+    (where fastembed downloads), or None when it does not hold them (all of them).
+
+    The cache folder keeps the repo's spelling at download time, and fastembed releases
+    in our range spell some repos differently (0.7 and 0.8 ``qdrant/all-MiniLM-…``, 0.9
+    ``Qdrant/all-MiniLM-…``; the Hub itself ignores case), so a repo cached under
+    another case is found too.
+    """
     from huggingface_hub import try_to_load_from_cache
 
-    for repo in repos:
-        found = try_to_load_from_cache(repo, "tokenizer.json", cache_dir=str(config.cache_dir))
+    for spelling in [repo, *_other_spellings(config, repo)]:
+        found = try_to_load_from_cache(spelling, "tokenizer.json", cache_dir=str(config.cache_dir))
         if not isinstance(found, str):
             continue
         folder = Path(found).parent
@@ -177,6 +180,22 @@ def _cached_folder(
             return folder
         # else an interrupted download: fastembed completes it
     return None
+
+
+def _other_spellings(config: Config, repo: str) -> list[str]:
+    """Repos in the cache under ``CACHE_DIR`` whose ids equal ``repo`` but for case."""
+    from huggingface_hub import CacheNotFound, scan_cache_dir
+
+    try:
+        cached = scan_cache_dir(config.cache_dir).repos
+    except (CacheNotFound, OSError):
+        return []
+    wanted = repo.lower()
+    return sorted(
+        r.repo_id
+        for r in cached
+        if r.repo_type == "model" and r.repo_id.lower() == wanted and r.repo_id != repo
+    )
 
 
 def _counter(config: Config, folder: Path) -> Callable[[str], int]:
@@ -188,14 +207,18 @@ def _counter(config: Config, folder: Path) -> Callable[[str], int]:
         raise _load_error(config, e) from e
 
 
-def _fastembed(config: Config, *, lazy: bool = False) -> Any:
+def _fastembed(config: Config, *, lazy: bool = False, cached: bool = False) -> Any:
     """fastembed's ``TextEmbedding`` for the model (downloading it into the cache);
-    ``lazy`` fetches the files without opening an ONNX session."""
+    ``lazy`` fetches the files without opening an ONNX session; ``cached`` says the
+    files are in the cache already, so fastembed must not ask the Hub (before 0.9 it
+    did, and failed offline)."""
     try:
         from fastembed import TextEmbedding
     except ImportError as e:  # a broken install, not a config problem
         raise ModelLoadError(f"fastembed is not importable ({e}); reinstall minirag") from e
     kwargs: dict[str, Any] = {"cache_dir": str(config.cache_dir), "lazy_load": lazy}
+    if cached:
+        kwargs["local_files_only"] = True
     if config.model_path is not None:
         kwargs["specific_model_path"] = str(config.model_path)
     try:
@@ -208,8 +231,9 @@ def _fastembed(config: Config, *, lazy: bool = False) -> Any:
 
 def _through_fastembed(config: Config) -> tuple[Encoder, Callable[[str], int]]:
     """fastembed's own session for a model we have no session of ours for; warns once."""
-    model = _fastembed(config)
     folder = config.model_path or _hub_folder(config)
+    model = _fastembed(config, cached=folder is not None)
+    folder = folder or _hub_folder(config)  # downloaded just now
     if folder is None:
         raise _load_error(config, "fastembed loaded it, but its tokenizer.json is not in CACHE_DIR")
     try:
@@ -233,7 +257,7 @@ def _hub_folder(config: Config) -> Path | None:
     for model in TextEmbedding.list_supported_models():
         repo = (model.get("sources") or {}).get("hf")
         if model.get("model", "").lower() == name and repo:
-            return _cached_folder(config, [repo], None)
+            return _cached_folder(config, repo, None)
     return None
 
 

@@ -33,30 +33,18 @@ class KnownModel:
     """Where fastembed gets a model (its Hugging Face repo and ONNX file) and how it pools.
 
     ``hf_repo`` and ``model_file`` match ``TextEmbedding.list_supported_models()``;
-    ``pooling`` is what fastembed applies to the model's token outputs. ``other_spellings``
-    are the repo names older fastembed releases in our range download under: the Hub
-    resolves a repo case-insensitively, but its cache folder keeps the spelling asked
-    for (fastembed 0.7 asks for ``qdrant/paraphrase-…``, 0.9 for ``Qdrant/paraphrase-…``).
+    ``pooling`` is what fastembed applies to the model's token outputs.
     """
 
     hf_repo: str
     model_file: str
     pooling: Pooling
-    other_spellings: tuple[str, ...] = ()
-
-    @property
-    def hf_repos(self) -> tuple[str, ...]:
-        """Every spelling of the repo to look for in the cache, the current one first."""
-        return (self.hf_repo, *self.other_spellings)
 
 
 #: Models embedded through our own session, by lower-cased fastembed model name.
 KNOWN_MODELS: dict[str, KnownModel] = {
     "sentence-transformers/paraphrase-multilingual-minilm-l12-v2": KnownModel(
-        "Qdrant/paraphrase-multilingual-MiniLM-L12-v2-onnx-Q",
-        "model_optimized.onnx",
-        "mean",
-        other_spellings=("qdrant/paraphrase-multilingual-MiniLM-L12-v2-onnx-Q",),
+        "Qdrant/paraphrase-multilingual-MiniLM-L12-v2-onnx-Q", "model_optimized.onnx", "mean"
     ),
     "sentence-transformers/paraphrase-multilingual-mpnet-base-v2": KnownModel(
         "Xenova/paraphrase-multilingual-mpnet-base-v2", "onnx/model.onnx", "mean"
