@@ -1,8 +1,10 @@
 """``status``: configuration and index health. It always answers, whatever is broken.
 
 A broken configuration gives ``{version, configError}``. A broken or foreign index gives
-the configuration plus ``indexError``. Status reads the table without loading the
-embedding model (opening ONNX costs seconds), and never creates an index that is absent.
+the configuration plus ``indexError``. Status reads the index summary
+(:mod:`minirag_store.summary`) when it is current, without importing LanceDB, else the
+table; it never loads the embedding model (opening ONNX costs seconds) and never creates
+an index that is absent.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from minirag_store.results import StatusResult
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.service import Index
-    from minirag_store.table import ChunkTable
+    from minirag_store.summary import IndexSummary
 
 __all__ = ["build_status"]
 
@@ -74,22 +76,24 @@ def _ocr_fields(config: Config) -> StatusResult:
 def _index_fields(config: Config) -> StatusResult:
     from minirag_chunker import SCHEME_VERSION
 
-    from minirag_store.table import ChunkTable
-
     try:
-        table = ChunkTable.peek(config.db_path)
-        if table is None:
+        current = _summary(config)
+        if current is None:
             return {"chunkCount": 0, "sourceCount": 0, "staleChunkCount": 0}
-        chunks, sources = table.counts()
-        stale = table.stale_count(SCHEME_VERSION)
-        warning = _scheme_warning(table, stale, chunks) if stale else None
+        chunks = current.chunk_count
+        stale = current.stale_count(SCHEME_VERSION)
+        warning = _scheme_warning(current, stale, chunks) if stale else None
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
-    fields: StatusResult = {"chunkCount": chunks, "sourceCount": sources, "staleChunkCount": stale}
-    if table.model_id and table.model_id != config.model_name:
+    fields: StatusResult = {
+        "chunkCount": chunks,
+        "sourceCount": len(current.sources),
+        "staleChunkCount": stale,
+    }
+    if current.model_id and current.model_id != config.model_name:
         fields["indexError"] = (
-            f"The index at {config.db_path} was built with {table.model_id}, but the "
+            f"The index at {config.db_path} was built with {current.model_id}, but the "
             f"configured model is {config.model_name}: set a new DB_PATH or re-index."
         )
     if warning:
@@ -97,11 +101,25 @@ def _index_fields(config: Config) -> StatusResult:
     return fields
 
 
+def _summary(config: Config) -> IndexSummary | None:
+    """The index summary, from its file when current (LanceDB is then not even imported),
+    else from the table; None when there is no index."""
+    from minirag_store import summary
+
+    current = summary.load(config.db_path)
+    if current is not None:
+        return current
+    from minirag_store.table import ChunkTable
+
+    table = ChunkTable.peek(config.db_path)
+    return None if table is None else table.summary()
+
+
 #: Stale data/URL sources named in the warning before the rest are only counted.
 _NAMED_SOURCES = 3
 
 
-def _scheme_warning(table: ChunkTable, stale: int, chunks: int) -> str:
+def _scheme_warning(current: IndexSummary, stale: int, chunks: int) -> str:
     """What to run for chunks cut by an older chunking scheme.
 
     A sync re-cuts every stale file in place (its plan re-parses any file indexed with an
@@ -112,7 +130,7 @@ def _scheme_warning(table: ChunkTable, stale: int, chunks: int) -> str:
 
     old = [
         (source, meta.source_type)
-        for source, meta in sorted(table.source_meta().items())
+        for source, meta in sorted(current.sources.items())
         if meta.scheme_version < SCHEME_VERSION
     ]
     files = sum(1 for _, kind in old if kind == "file")

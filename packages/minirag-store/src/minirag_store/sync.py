@@ -1,7 +1,9 @@
 """Sync: reconcile the index with the document roots, in the foreground or as a job.
 
-One scan, one ``table.source_meta()`` call and a stat comparison decide everything, so
-a re-sync of an unchanged corpus issues no per-file query. Per file:
+One scan, the indexed sources' metadata and a stat comparison decide everything, so a
+re-sync of an unchanged corpus issues no per-file query; when the index summary is
+current (:mod:`minirag_store.summary`) and nothing changed, it opens neither LanceDB nor
+the model. Per file:
 
 * not indexed, or cut by an older chunking scheme -> parsed and ingested;
 * (size, mtime) as indexed -> skipped, nothing read;
@@ -166,8 +168,21 @@ def reconcile(
     index: Index, job: Job, under: Path | None, progress: ProgressCallback | None = None
 ) -> None:
     """Run one sync into ``job`` (the caller holds the sync lock and finishes the job)."""
+    from minirag_store import summary
+    from minirag_store.keyword_column import KEYWORDS_VERSION
+
     config = index.config
     scanned = _scan(config, under, job)
+    # The summary file answers a sync with nothing to do without opening LanceDB or the
+    # model; a stale or absent one (or another model's: the table raises the mismatch)
+    # means reading the table.
+    current = summary.load(config.db_path)
+    if current is not None and current.model_id == config.model_name:
+        plan = plan_sync(config, scanned, current.sources, under)
+        if not (plan.tasks or plan.to_delete or current.keywords_stale(KEYWORDS_VERSION)):
+            _record_plan(job, plan, config)
+            report_progress(job, progress, None, finished=False)
+            return
     table = index.table()
     plan = plan_sync(config, scanned, table.source_meta(), under)
     _record_plan(job, plan, config)

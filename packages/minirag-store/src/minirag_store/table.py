@@ -31,16 +31,17 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store import keyword_column as kwcol
+from minirag_store import summary
 from minirag_store.errors import IndexMismatchError
 from minirag_store.fts import KeywordSearcher
 from minirag_store.keywords import normalize_query
 from minirag_store.rwlock import ReadWriteLock
+from minirag_store.summary import IndexSummary, SourceMeta
 from minirag_store.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
@@ -64,20 +65,6 @@ ROW_FIELDS = (
     "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
     "file_hash", "mtime", "size", "ocr_engine", "scheme_version",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class SourceMeta:
-    """What the index holds about one source (read without touching vectors or text)."""
-
-    source_type: str
-    title: str
-    file_hash: str
-    mtime: float
-    size: int
-    chunk_count: int
-    scheme_version: int  # the oldest scheme among its chunks
-    ocr_engine: str
 
 
 def sql_str(value: str) -> str:
@@ -173,6 +160,7 @@ class ChunkTable:
         try:
             table = db.open_table(TABLE_NAME)
         except ValueError:  # lancedb's "table not found"
+            summary.invalidate(db_path)  # left by a table that was deleted
             table = db.create_table(TABLE_NAME, schema=_schema(dim, model_id), exist_ok=True)
         _check_model(table, db_path, model_id, dim)
         chunk_table = cls(table, db_path, model_id, dim)
@@ -216,11 +204,14 @@ class ChunkTable:
         from lancedb.index import FTS, BTree
 
         have = {tuple(ix.columns) for ix in self._tbl.list_indices()}
+        missing = [c for c in ("source", "parent_id", "id", "keywords") if (c,) not in have]
+        if not missing:
+            return  # the common case: no write, so the summary stays current
         with self._writing():
             for column in ("source", "parent_id", "id"):
-                if (column,) not in have:
+                if column in missing:
                     self._tbl.create_index(column, config=BTree())
-            if ("keywords",) not in have:
+            if "keywords" in missing:
                 # Our column is already normalised: split on spaces, change nothing.
                 fts = FTS(
                     base_tokenizer="whitespace",
@@ -235,24 +226,28 @@ class ChunkTable:
     def keywords_stale(self) -> bool:
         """Whether some keyword entries predate the current scheme (:meth:`maintain`
         rebuilds them from the stored rows, without re-embedding)."""
-        return kwcol.is_stale(self._tbl)
+        return self.summary().keywords_stale(kwcol.KEYWORDS_VERSION)
 
     def maintain(self) -> None:
         """Fold new rows into every index, compact fragments, delete old versions.
 
-        Keyword entries of an older scheme are rebuilt first (from the stored rows).
-        Call once per ingest batch or sync, never per file. Compaction runs while queries
-        go on (they read their own version's files, which it keeps); only the final
-        removal of old versions holds the exclusive lock, briefly, so no in-process query
-        reads a file being deleted (another process's may: see :func:`_drop_old_versions`).
+        Keyword entries of an older scheme are rebuilt first (from the stored rows), and a
+        current index summary is left behind. Call once per ingest batch or sync, never
+        per file. Compaction runs while queries go on (they read their own version's
+        files, which it keeps); only the final removal of old versions holds the
+        exclusive lock, briefly, so no in-process query reads a file being deleted
+        (another process's may: see :func:`_drop_old_versions`).
         """
         self._ensure_indexes()
         with self._writing():
-            if self.keywords_stale():  # an older keyword scheme wrote some rows
+            if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, _in_sources)
             self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
             with self._rw.exclusive():
                 _drop_old_versions(self._tbl)
+        # Once per batch or sync: the next process's status, list and no-op sync then
+        # answer from the summary without opening LanceDB (~1 s of imports).
+        self.summary()
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
@@ -324,26 +319,57 @@ class ChunkTable:
                 query = query.where(where)
             return query.to_arrow().to_pylist()
 
+    def summary(self) -> IndexSummary:
+        """Per-source metadata and counts of the latest version: from the summary file
+        when it describes that version, else read from the table (no vector or text)
+        and written for the next process (see :mod:`minirag_store.summary`)."""
+        version = self._fresh_version()
+        cached = summary.load(self.db_path)
+        if cached is not None and cached.version == version and cached.model_id == self.model_id:
+            return cached
+        has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
+        rows = self._rows(None, [*_META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
+        metas: dict[str, SourceMeta] = {}
+        counts: dict[str, int] = {}
+        by_scheme: dict[int, int] = {}
+        for row in rows:
+            source, scheme = row["source"], row["scheme_version"]
+            counts[source] = counts.get(source, 0) + 1
+            by_scheme[scheme] = by_scheme.get(scheme, 0) + 1
+            prev = metas.get(source)
+            if prev is None or scheme < prev.scheme_version:
+                metas[source] = SourceMeta(
+                    row["source_type"], row["title"], row["file_hash"], row["mtime"],
+                    row["size"], 0, scheme, row["ocr_engine"],
+                )  # fmt: skip
+        fresh = IndexSummary(
+            version=version,
+            model_id=self.model_id,
+            dim=self.dim,
+            sources={s: _with_count(m, counts[s]) for s, m in metas.items()},
+            chunks_by_scheme=by_scheme,
+            keywords_version=min(
+                (r[kwcol.VERSION_COLUMN] or 0 for r in rows), default=kwcol.KEYWORDS_VERSION
+            )
+            if has_kw
+            else 0,
+        )
+        summary.store(self.db_path, fresh, self._fresh_version)
+        return fresh
+
+    def _fresh_version(self) -> int:
+        """The latest version, asked of LanceDB now (never the cached one)."""
+        with self._rw.shared():
+            return int(self._tbl.version)
+
     def source_meta(self) -> dict[str, SourceMeta]:
         """Per-source metadata for every indexed source (no vector or text is read)."""
-        rows = self._rows(None, [*_META_COLUMNS, "chunk_index"])
-        out: dict[str, SourceMeta] = {}
-        counts: dict[str, int] = {}
-        for row in rows:
-            source = row["source"]
-            counts[source] = counts.get(source, 0) + 1
-            prev = out.get(source)
-            if prev is None or row["scheme_version"] < prev.scheme_version:
-                out[source] = SourceMeta(
-                    row["source_type"], row["title"], row["file_hash"], row["mtime"],
-                    row["size"], 0, row["scheme_version"], row["ocr_engine"],
-                )  # fmt: skip
-        return {s: _with_count(m, counts[s]) for s, m in out.items()}
+        return self.summary().sources
 
     def counts(self) -> tuple[int, int]:
         """``(chunk count, source count)``."""
-        rows = self._rows(None, ["source"])
-        return len(rows), len({r["source"] for r in rows})
+        current = self.summary()
+        return current.chunk_count, len(current.sources)
 
     def chunk_count(self, source: str) -> int:
         """How many chunks ``source`` has (0 when it is not indexed)."""
@@ -352,8 +378,7 @@ class ChunkTable:
 
     def stale_count(self, scheme_version: int) -> int:
         """Chunks cut by a chunking scheme older than ``scheme_version``."""
-        with self._rw.shared():
-            return self._tbl.count_rows(f"scheme_version < {int(scheme_version)}")
+        return self.summary().stale_count(scheme_version)
 
     def source_chunks(
         self, source: str, first: int | None = None, last: int | None = None
@@ -388,12 +413,15 @@ class ChunkTable:
     # ------------------------------------------------------------------- search
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """The write lock; a write also drops the cached latest version."""
+        """The write lock; a write also drops the cached latest version, and removes the
+        index summary before and after it commits (see :mod:`minirag_store.summary`)."""
         with self._write:
+            summary.invalidate(self.db_path)
             try:
                 yield
             finally:
                 self._version_seen = None
+                summary.invalidate(self.db_path)
 
     def _latest_version(self) -> int:
         """The table's latest version, asked of LanceDB at most every
