@@ -160,9 +160,7 @@ def _own_session(config: Config, known: KnownModel) -> tuple[Encoder, Callable[[
     return encoder, _counter(config, folder)
 
 
-def _cached_folder(
-    config: Config, repos: Sequence[str], model_file: str | None
-) -> Path | None:
+def _cached_folder(config: Config, repos: Sequence[str], model_file: str | None) -> Path | None:
     """The folder of the first of ``repos`` (spellings of one repo) whose files are in the
     Hugging Face cache under ``CACHE_DIR`` (where fastembed downloads), or None when it
     holds none of them whole."""
