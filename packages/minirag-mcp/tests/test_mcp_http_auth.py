@@ -212,6 +212,10 @@ def jwt_server(tmp_path_factory, model_env, jwks) -> Iterator[HttpServer]:
         "RAG_HTTP_JWKS_URI": jwks.uri,
         "RAG_HTTP_ISSUER": ISSUER,
         "RAG_HTTP_AUDIENCE": AUDIENCE,
+        # Static tokens beside JWTs: both are accepted (fastmcp's MultiAuth).
+        "RAG_HTTP_READ_TOKENS": READ,
+        "FASTMCP_LOG_LEVEL": "DEBUG",
+        "COLUMNS": "100000",
     }
     with HttpServer(env, base / "server.log") as server:
         yield server
@@ -228,7 +232,7 @@ async def test_a_jwt_with_the_write_scope_writes_and_one_without_only_reads(jwt_
         )
         assert done["chunkCount"] >= 1
         status = structured(await client.call_tool("status", {}))
-        assert status["authMode"] == "jwt"
+        assert status["authMode"] == "tokens+jwt"
     reader = jwks.token(scope="openid")
     async with Client(jwt_server.url, auth=reader) as client:
         hits = structured(await client.call_tool("query_documents", {"query": "gate code"}))
@@ -260,3 +264,27 @@ def test_a_jwt_for_another_audience_or_issuer_gets_401(jwt_server, jwks):
 
 def test_a_garbage_bearer_gets_401(jwt_server):
     assert post_initialize(jwt_server.url, "not-a-jwt-at-all").status_code == 401
+
+
+@pytest.mark.anyio
+async def test_a_static_token_works_beside_jwts(jwt_server):
+    async with Client(jwt_server.url, auth=READ) as client:
+        listed = structured(await client.call_tool("list_files", {}))
+        assert listed["files"]
+        refused = await client.call_tool(
+            "ingest_data", {"data": "x", "source": "notes/x"}, raise_on_error=False
+        )
+        assert refused.is_error
+        assert "read access only" in refused.content[0].text
+
+
+def test_no_jwt_appears_in_the_server_log(jwt_server, jwks):
+    token = jwks.token(scope="minirag:write")
+    assert post_initialize(jwt_server.url, token).status_code == 200
+    expired = jwks.token(expires_in=-120)
+    assert post_initialize(jwt_server.url, expired).status_code == 401
+    log = jwt_server.stderr()
+    assert "Auth error returned" in log
+    for secret in (token, expired, READ):
+        assert secret not in log
+        assert secret.split(".")[-1] not in log  # not even the signature part
