@@ -155,19 +155,19 @@ def load_http_settings(env: Mapping[str, str], *, host: str, port: int) -> HttpS
         raise HttpSettingsError(f"--port {port} is not a TCP port (0-65535)")
     tokens = _tokens(env, "RAG_HTTP_TOKENS")
     read_tokens = _tokens(env, "RAG_HTTP_READ_TOKENS")
-    both = set(tokens) & set(read_tokens)
-    if both:
-        position = read_tokens.index(min(both)) + 1
-        raise HttpSettingsError(
-            f"RAG_HTTP_READ_TOKENS entry {position} is also in RAG_HTTP_TOKENS: a token "
-            "is either full-access or read-only; remove it from one of the two"
-        )
+    for position, token in enumerate(read_tokens, 1):
+        if token in tokens:
+            raise HttpSettingsError(
+                f"RAG_HTTP_READ_TOKENS entry {position} is also in RAG_HTTP_TOKENS: a token "
+                "is either full-access or read-only; remove it from one of the two"
+            )
     jwks_uri, issuer, audience = _jwt(env)
     settings = HttpSettings(
         host=host.strip(),
         port=port,
-        tokens=tokens,
-        read_tokens=read_tokens,
+        # A repeated token is the same credential: keep one.
+        tokens=tuple(dict.fromkeys(tokens)),
+        read_tokens=tuple(dict.fromkeys(read_tokens)),
         jwks_uri=jwks_uri,
         issuer=issuer,
         audience=audience,
@@ -223,7 +223,7 @@ def _tokens(env: Mapping[str, str], name: str) -> tuple[str, ...]:
                 f"{name} entry {position} is shorter than {MIN_TOKEN_LENGTH} characters, "
                 f"too easy to guess: generate tokens with {_GENERATE}"
             )
-    return tuple(dict.fromkeys(tokens))  # a repeated token is the same credential
+    return tuple(tokens)
 
 
 def _jwt(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None]:
