@@ -230,11 +230,13 @@ class HttpServer:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
     def __exit__(self, *exc: object) -> None:
+        import subprocess
+
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(30)
-            except Exception:
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         self._log_file.close()
