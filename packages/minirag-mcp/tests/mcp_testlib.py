@@ -173,3 +173,70 @@ class RawServer:
         assert self.proc.stderr is not None
         self.stderr += self.proc.stderr.read()
         return self.stderr
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class HttpServer:
+    """``minirag-mcp --transport http`` on 127.0.0.1 at a free port, as a subprocess.
+
+    Its stderr goes to ``log`` (a file) so a test can read what the server logged while
+    it runs. ``url`` is the MCP endpoint. Use as a context manager: it waits until the
+    port accepts connections and terminates the server on exit.
+    """
+
+    def __init__(self, env: dict[str, str], log: Path, argv: list[str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.env = env
+        self.log = log
+        self.argv = argv or []
+        self.proc = None
+
+    def __enter__(self) -> HttpServer:
+        import socket
+        import subprocess
+        import time
+
+        self._log_file = self.log.open("w", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [console_script(), "--transport", "http", "--port", str(self.port), *self.argv],
+            env=child_env(self.env),
+            stdout=subprocess.DEVNULL,
+            stderr=self._log_file,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            if self.proc.poll() is not None:
+                self.__exit__()
+                pytest.fail(f"HTTP server exited {self.proc.returncode}:\n{self.stderr()}")
+            if time.monotonic() > deadline:
+                self.__exit__()
+                pytest.fail(f"HTTP server never listened:\n{self.stderr()}")
+            time.sleep(0.1)
+
+    def stderr(self) -> str:
+        """Everything the server wrote to stderr so far."""
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def __exit__(self, *exc: object) -> None:
+        import subprocess
+
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log_file.close()

@@ -205,6 +205,9 @@ async def test_http_transport_on_loopback(corpus_env):
             assert len(await client.list_tools()) == 11
             status = structured(await client.call_tool("status", {}))
             assert status["roots"] == [corpus_env["BASE_DIR"]]
+            assert status["transport"] == "http"
+            assert status["bindAddress"] == f"127.0.0.1:{port}"
+            assert status["authMode"] == "none"
     finally:
         proc.terminate()
         proc.wait(30)
@@ -220,7 +223,8 @@ def test_status_command_exits_0_even_with_a_broken_config(broken_env):
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) == {"version", "configError"}
+    assert set(data) == {"version", "configError", "transport"}
+    assert data["transport"] == "stdio"
     assert "BASE_DIRS" in data["configError"]
 
 

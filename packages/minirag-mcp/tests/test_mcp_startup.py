@@ -91,7 +91,8 @@ def test_degraded_mode_serves_and_warms_nothing(broken_env):
         listed, _ = server.request(1, "tools/list")
         assert len(listed["result"]["tools"]) == 11
         status = call(server, 2, "status", {})["structuredContent"]
-        assert set(status) == {"version", "configError"}
+        assert set(status) == {"version", "configError", "transport"}
+        assert status["transport"] == "stdio"
         refused = call(server, 3, "query_documents", {"query": "anything"})
         assert refused["isError"]
         assert refused["content"][0]["text"].startswith("Configuration error: BASE_DIRS")

@@ -4,7 +4,8 @@ Kept to argparse and late imports: ``status`` and ``--version`` never load fastm
 ``status`` reads the index without the heavy libraries (see :mod:`minirag_store.status`).
 Serving is plain fastmcp; the model and the index warm up in the background once the
 server runs (:mod:`minirag_mcp.server`). Nothing here writes to stdout while serving on
-stdio; logging goes to stderr.
+stdio; logging goes to stderr. An HTTP server whose ``RAG_HTTP_*`` settings or bind address
+are unusable (:mod:`minirag_mcp.auth`) does not start: ``error: <what to do>``, exit 1.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from minirag_store import Index
+
+    from minirag_mcp.auth import Serving
 
 __all__ = ["main"]
 
@@ -41,13 +44,19 @@ def _parser() -> argparse.ArgumentParser:
         default="stdio",
         help="stdio (default; what desktop clients launch) or http (Streamable HTTP)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP bind address (loopback); any other needs RAG_HTTP_TOKENS or "
+        "RAG_HTTP_JWKS_URI (see the README)",
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     status = commands.add_parser(
         "status",
         help="print configuration and index status as JSON and exit 0, even when the "
-        "configuration is broken (run it before restarting a desktop client)",
+        "configuration is broken (run it before restarting a desktop client); "
+        "`minirag-mcp --transport http [--host H] status` also checks the HTTP settings",
     )
     # The same overrides the CLI takes, to check a configuration before putting it in a
     # client's settings; each replaces its env var.
@@ -59,11 +68,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _status(index: Index) -> int:
+def _serving(args: argparse.Namespace) -> Serving:
+    """The transport fields ``status`` shows for the server these arguments would start;
+    unusable HTTP settings become ``httpConfigError`` (the message the server would stop
+    with) instead of a failure."""
+    from minirag_mcp.auth import HttpSettingsError, load_http_settings, serving_status
+
+    if args.transport != "http":
+        return serving_status(None)
+    try:
+        return serving_status(load_http_settings(os.environ, host=args.host, port=args.port))
+    except HttpSettingsError as e:
+        return {"transport": "http", "httpConfigError": str(e)}
+
+
+def _status(index: Index, serving: Serving) -> int:
     """Print what the ``status`` tool would answer; exit 0 even with a broken config."""
     from minirag_mcp.instructions import instructions_for
 
-    result = dict(index.status())
+    result = {**index.status(), **serving}
     if instructions_for(index).truncated:
         result["instructionsTruncated"] = True
     print(json.dumps(result, indent=2, ensure_ascii=False))
@@ -87,13 +110,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             model_name=args.model_name,
         )
         try:
-            return _status(index)
+            return _status(index, _serving(args))
         finally:
             index.close()
+    from minirag_mcp.auth import HttpSettingsError, load_http_settings
+
+    http = None
+    if args.transport == "http":
+        try:
+            http = load_http_settings(os.environ, host=args.host, port=args.port)
+        except HttpSettingsError as e:  # the one place a setting stops the server
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     from minirag_mcp.server import serve
 
     try:
-        serve(Index.open(os.environ), args.transport, host=args.host, port=args.port)
+        serve(Index.open(os.environ), http)
     except KeyboardInterrupt:  # Ctrl-C in a terminal is how a hand-started server stops
         return 130
     return 0

@@ -23,6 +23,7 @@ from fastmcp import FastMCP
 from minirag_store import Index
 
 from minirag_mcp import version
+from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
 from minirag_mcp.tools import register_tools
 
@@ -31,13 +32,22 @@ __all__ = ["create_server", "serve"]
 logger = logging.getLogger(__name__)
 
 
-def create_server(index: Index, *, warm_up: bool = False) -> FastMCP:
+def create_server(
+    index: Index,
+    *,
+    warm_up: bool = False,
+    serving: Serving | None = None,
+    http: HttpSettings | None = None,
+) -> FastMCP:
     """The FastMCP server exposing minirag's 11 tools over ``index``.
 
     With a broken configuration the server still builds: ``status`` reports the error
     and every other tool fails with it. ``RAG_INSTRUCTIONS_APPEND`` (read by the config
     loader) is added to the instructions only when the configuration loaded.
     ``warm_up``: start :func:`warm_up_in_background` when the server starts running.
+    ``serving``: the transport fields ``status`` adds (none when omitted).
+    ``http``: settings whose authentication the server enforces on HTTP (see
+    :mod:`minirag_mcp.access`); without authentication configured it enforces none.
     """
     instructions = instructions_for(index)
     if instructions.truncated:
@@ -46,6 +56,11 @@ def create_server(index: Index, *, warm_up: bool = False) -> FastMCP:
         )
     if index.config_error is not None:
         logger.warning("starting in degraded mode: %s", index.config_error)
+    auth = middleware = None
+    if http is not None and http.auth_mode != "none":
+        from minirag_mcp.access import WriteGuard, auth_provider
+
+        auth, middleware = auth_provider(http), [WriteGuard()]
     mcp = FastMCP(
         name="minirag",
         instructions=instructions.text,
@@ -54,8 +69,10 @@ def create_server(index: Index, *, warm_up: bool = False) -> FastMCP:
         # whose message still helps more than a bare "Error calling tool".
         mask_error_details=False,
         lifespan=_warming(index) if warm_up else None,
+        auth=auth,
+        middleware=middleware,
     )
-    register_tools(mcp, index, instructions_truncated=instructions.truncated)
+    register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
     return mcp
 
 
@@ -94,19 +111,30 @@ def warm_up_in_background(index: Index) -> threading.Thread | None:
     return thread
 
 
-def serve(
-    index: Index, transport: str = "stdio", host: str = "127.0.0.1", port: int | None = None
-) -> None:
+def serve(index: Index, http: HttpSettings | None = None) -> None:
     """Serve ``index`` until the client goes away, then stop background syncs.
 
-    ``transport`` is ``stdio`` (what desktop clients launch) or ``http`` (Streamable
-    HTTP on ``host:port``, loopback by default). No banner: on stdio, stdout carries
-    protocol messages only, and logs go to stderr.
+    On stdio (what desktop clients launch) without ``http``; otherwise Streamable HTTP
+    on ``http.host:http.port`` with its authentication, and fastmcp's Host/Origin guard
+    on every request (a foreign Host gets 421, a present foreign Origin 403), widened by
+    ``RAG_HTTP_ALLOWED_HOSTS`` / ``RAG_HTTP_ALLOWED_ORIGINS``. No banner: on stdio,
+    stdout carries protocol messages only, and logs go to stderr.
     """
-    server = create_server(index, warm_up=True)
+    serving = serving_status(http)
+    server = create_server(index, warm_up=True, serving=serving, http=http)
     try:
-        if transport == "http":
-            server.run("http", show_banner=False, host=host, port=port)
+        if http is not None:
+            server.run(
+                "http",
+                show_banner=False,
+                host=http.host,
+                port=http.port,
+                # True = strict: check every request, not only loopback-bound servers'.
+                # Allowed: loopback names, the bind address, and the lists given.
+                host_origin_protection=True,
+                allowed_hosts=list(http.allowed_hosts),
+                allowed_origins=list(http.allowed_origins),
+            )
         else:
             _exit_on_interrupt(index)
             server.run("stdio", show_banner=False)

@@ -34,6 +34,7 @@ from minirag_store.results import (
 )
 from pydantic import Field
 
+from minirag_mcp.auth import Serving
 from minirag_mcp.bridge import call_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
 from minirag_mcp.progress import progress_token, watch_job
@@ -42,8 +43,9 @@ from minirag_mcp.schemas import with_inlined_schemas
 __all__ = ["McpStatus", "register_tools"]
 
 
-class McpStatus(StatusResult, total=False):
-    """``status`` plus what only the MCP shell knows."""
+class McpStatus(StatusResult, Serving, total=False):
+    """``status`` plus what only the MCP shell knows: the transport fields of
+    :class:`~minirag_mcp.auth.Serving` (transport, bind address, auth mode; no secret)."""
 
     instructionsTruncated: bool  # RAG_INSTRUCTIONS_APPEND was cut to fit the 2,048-char budget
 
@@ -128,12 +130,15 @@ def _tool(mcp: FastMCP, name: str, **hints: bool) -> Callable[[Any], Any]:
     return register
 
 
-def register_tools(mcp: FastMCP, index: Index, *, instructions_truncated: bool) -> None:
-    """Add the 11 minirag tools, all backed by ``index``, to ``mcp``."""
+def register_tools(
+    mcp: FastMCP, index: Index, *, instructions_truncated: bool, serving: Serving | None = None
+) -> None:
+    """Add the 11 minirag tools, all backed by ``index``, to ``mcp``; ``status`` adds
+    ``serving`` (the transport fields) to what the store reports."""
     _register_sync(mcp, index)
     _register_ingest(mcp, index)
     _register_reads(mcp, index)
-    _register_admin(mcp, index, instructions_truncated)
+    _register_admin(mcp, index, instructions_truncated, serving or {})
 
 
 def _register_sync(mcp: FastMCP, index: Index) -> None:
@@ -235,14 +240,16 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         return await call_store(lambda: index.list_files(scope))
 
 
-def _register_admin(mcp: FastMCP, index: Index, instructions_truncated: bool) -> None:
+def _register_admin(
+    mcp: FastMCP, index: Index, instructions_truncated: bool, serving: Serving
+) -> None:
     @_tool(mcp, "delete_file", destructive=True)
     async def delete_file(filePath: FilePath = None, source: Source = None) -> DeleteResult:
         return await call_store(lambda: index.delete_file(source, file_path=filePath))
 
     @_tool(mcp, "status", read_only=True)
     async def status() -> McpStatus:
-        result: McpStatus = {**await call_store(index.status)}
+        result: McpStatus = {**await call_store(index.status), **serving}
         if instructions_truncated:
             result["instructionsTruncated"] = True
         return result
