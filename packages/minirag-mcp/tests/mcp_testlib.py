@@ -110,8 +110,10 @@ class RawServer:
         )
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
-        self.stderr = ""
+        self._errors: list[str] = []
+        self._error_pump = threading.Thread(target=self._pump_stderr, daemon=True)
         threading.Thread(target=self._pump, daemon=True).start()
+        self._error_pump.start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -119,6 +121,27 @@ class RawServer:
             self.lines.append(line)
             self._queue.put(line)
         self._queue.put(None)
+
+    def _pump_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self._errors.append(line)
+
+    @property
+    def stderr(self) -> str:
+        """What the server wrote to stderr so far."""
+        return "".join(self._errors)
+
+    def wait_for_stderr(self, text: str, timeout: float = 120.0) -> bool:
+        """Wait until ``text`` appears on stderr (a log line from a background thread)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while text not in self.stderr:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                return text in self.stderr
+            time.sleep(0.05)
+        return True
 
     def send(self, message: dict) -> None:
         """Write one JSON-RPC message (a line) to the server's stdin."""
@@ -170,8 +193,7 @@ class RawServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        assert self.proc.stderr is not None
-        self.stderr += self.proc.stderr.read()
+        self._error_pump.join(timeout)
         return self.stderr
 
 
