@@ -207,7 +207,7 @@ def test_an_index_of_the_older_scheme_is_brought_up_to_date(make_index, docs_roo
     place, and status keeps asking for it to be re-ingested until it is."""
     import lancedb
     import minirag_chunker
-    from minirag_store import keyword_column
+    from minirag_store import keyword_column, summary
 
     page = f'# Engines\n\nBuilt by [Babbage]({_WIKI}Charles_Babbage "Charles Babbage").\n'
     (docs_root / "engines.md").write_text(page, encoding="utf-8")
@@ -222,6 +222,7 @@ def test_an_index_of_the_older_scheme_is_brought_up_to_date(make_index, docs_roo
     old.update(values={"scheme_version": minirag_chunker.SCHEME_VERSION - 1,
                        "keywords_version": keyword_column.KEYWORDS_VERSION - 1,
                        "keywords": "engin built babbag wikipedia wiki charles_babbag"})  # fmt: skip
+    (db_path / summary.FILE_NAME).unlink()  # that release kept no index summary
 
     index = make_index()
     assert index.status()["staleChunkCount"] == 2

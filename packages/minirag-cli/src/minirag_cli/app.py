@@ -149,9 +149,10 @@ def query(
     *,
     shared: Shared,
 ) -> None:
-    """Hybrid search: meaning plus exact words."""
+    """Hybrid search: meaning plus exact words (answered by a running minirag-mcp server
+    for the same index and settings when there is one: it has the model warm)."""
     with shared.open_index() as index:
-        result = index.query(text, top_k=top_k, scope=resolve_scopes(scope))
+        result = index.query(text, top_k=top_k, scope=resolve_scopes(scope), ask_server=True)
     _emit(shared, result, lambda r: render.show_query(r, text))
 
 

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -120,8 +120,18 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     ``RAG_HTTP_ALLOWED_HOSTS`` / ``RAG_HTTP_ALLOWED_ORIGINS``. No banner: on stdio,
     stdout carries protocol messages only, and logs go to stderr.
     """
+    from minirag_store.peer import start_endpoint
+
     serving = serving_status(http)
     server = create_server(index, warm_up=True, serving=serving, http=http)
+    # The CLI's queries on this index are answered here, warm (minirag_store.peer).
+    endpoint = start_endpoint(index)
+
+    def stop() -> None:
+        if endpoint is not None:
+            endpoint.close()
+        index.close()
+
     try:
         if http is not None:
             server.run(
@@ -136,13 +146,13 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
                 allowed_origins=list(http.allowed_origins),
             )
         else:
-            _exit_on_interrupt(index)
+            _exit_on_interrupt(stop)
             server.run("stdio", show_banner=False)
     finally:
-        index.close()
+        stop()
 
 
-def _exit_on_interrupt(index: Index) -> None:
+def _exit_on_interrupt(stop_serving: Callable[[], None]) -> None:
     """Make Ctrl-C (and a client's SIGTERM) stop a stdio server at once, cleanly.
 
     The stdio transport reads stdin in a worker thread that no cancellation can interrupt,
@@ -155,7 +165,7 @@ def _exit_on_interrupt(index: Index) -> None:
 
     def stop(signum: int, frame: object) -> None:
         logger.warning("%s: stopping", signal.Signals(signum).name)
-        index.close()
+        stop_serving()
         sys.stderr.flush()
         os._exit(128 + signum)
 

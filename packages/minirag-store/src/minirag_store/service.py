@@ -292,10 +292,26 @@ class Index:
 
     # ------------------------------------------------------------------- reads
     def query(
-        self, query: str, top_k: int = TOP_K.default, scope: str | Sequence[str] | None = None
+        self,
+        query: str,
+        top_k: int = TOP_K.default,
+        scope: str | Sequence[str] | None = None,
+        *,
+        ask_server: bool = False,
     ) -> QueryResult:
-        """Hybrid search; see :func:`minirag_store.search.run_query`."""
+        """Hybrid search; see :func:`minirag_store.search.run_query`.
+
+        ``ask_server``: first ask a running server for this same configuration (the CLI
+        does; see :mod:`minirag_store.peer`), which has the index and model warm; when
+        there is none, or it does not answer, search here.
+        """
         self._check()
+        if ask_server:
+            from minirag_store.peer import ask
+
+            answer = ask(self.config, query, top_k, scope)
+            if answer is not None:
+                return answer
         from minirag_store.search import run_query
 
         return run_query(self, query, top_k=top_k, scope=scope)

@@ -20,7 +20,10 @@ So a writer's commit either precedes the reader's second look (the reader remove
 own file) or follows its rename (the writer's second removal does). One window remains:
 a writer killed between its commit and its second removal, while another process was
 rebuilding the summary at that very moment; the summary is then behind until the next
-write. Indexes on object storage keep no summary (every read goes to LanceDB).
+write. And a writer outside minirag (another LanceDB client changing the table) must
+remove the file, or ``status`` and a no-op ``sync`` go on describing the version before.
+In a process that has the table open, the summary is also checked against the version
+LanceDB reports, so searches, reads and writes never depend on it.
 """
 
 from __future__ import annotations

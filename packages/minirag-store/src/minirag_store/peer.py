@@ -1,0 +1,214 @@
+"""A running server answers the CLI's queries: no second process pays the cold start.
+
+Why: a query in a fresh process imports LanceDB (~1 s here, most of it its REST client's
+models), opens the ONNX model and loads the search snapshot before it can answer, while
+an MCP server for the same index already holds all of that warm. So a server announces a
+query endpoint, and ``minirag-cli query`` asks it first.
+
+How a server is found: it listens on ``127.0.0.1`` (a port the OS picks) and writes
+``<DB_PATH>/query-server.json`` (mode 0600: only its user can read the token in it) with
+its PID, port, a random bearer token and a fingerprint of its configuration and version.
+The CLI uses it only when the fingerprint equals its own (same index, model, ranking
+settings and minirag version, so the answer is the one it would compute itself).
+
+What happens when it is gone: the file of a server that exited normally is removed at
+exit. A killed server leaves it behind: the CLI finds its PID dead (or the port refusing,
+or the token refused) and answers in its own process, removing the file if the PID is
+dead. Any failure of the server's answer (a bad argument included) also falls back to the
+CLI's own process, which raises the error exactly as it would have without a server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.config import Config
+
+if TYPE_CHECKING:
+    from minirag_store.results import QueryResult
+    from minirag_store.service import Index
+
+__all__ = ["FILE_NAME", "QueryEndpoint", "ask", "fingerprint", "start_endpoint"]
+
+FILE_NAME = "query-server.json"
+_HOST = "127.0.0.1"
+_PATH = "/query"
+_MAX_BODY = 1 << 20  # a query request is a few hundred bytes
+#: How long the CLI waits to connect: a live server on loopback accepts at once.
+_CONNECT_TIMEOUT_S = 0.5
+#: How long it waits for the answer: a server still warming up is still the faster path.
+_ANSWER_TIMEOUT_S = 60.0
+
+
+def fingerprint(config: Config) -> str:
+    """What must match for a server's answer to be the caller's own: every setting and
+    the minirag-store version."""
+    from minirag_store.service import version
+
+    return hashlib.sha256(f"{version()}\n{config!r}".encode()).hexdigest()
+
+
+@dataclass
+class QueryEndpoint:
+    """A running endpoint and its announcement; :meth:`close` stops and withdraws it."""
+
+    server: ThreadingHTTPServer
+    announcement: Path
+    token: str
+
+    @property
+    def port(self) -> int:
+        return self.server.server_address[1]
+
+    def close(self) -> None:
+        """Stop serving and remove the announcement (only if it is still ours)."""
+        self.server.shutdown()
+        self.server.server_close()
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if json.loads(self.announcement.read_text(encoding="utf-8"))["token"] == self.token:
+                self.announcement.unlink()
+
+
+def start_endpoint(index: Index) -> QueryEndpoint | None:
+    """Serve ``index.query`` on loopback and announce it; None when there is nothing to
+    announce (a broken configuration, or no index folder yet: nothing to query)."""
+    if index.config_error is not None or not index.config.db_path.is_dir():
+        return None
+    config = index.config
+    token = secrets.token_urlsafe(32)
+    server = ThreadingHTTPServer((_HOST, 0), _handler(index, token))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="minirag-query-endpoint")
+    thread.daemon = True
+    thread.start()
+    record = {
+        "pid": os.getpid(),
+        "port": server.server_address[1],
+        "token": token,
+        "fingerprint": fingerprint(config),
+        "started": time.time(),
+    }
+    target = config.db_path / FILE_NAME
+    try:
+        _write_private(target, json.dumps(record))
+    except OSError:  # a read-only index folder: serve MCP only, the CLI works alone
+        server.shutdown()
+        server.server_close()
+        return None
+    return QueryEndpoint(server, target, token)
+
+
+def _write_private(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` atomically, readable by this user only."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, target)
+
+
+def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
+    expected = f"Bearer {token}".encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # http.server's naming
+            given = self.headers.get("Authorization", "").encode()
+            if not hmac.compare_digest(given, expected):
+                self._reply(401, {"error": "unauthorized"})
+                return
+            if self.path != _PATH:
+                self._reply(404, {"error": "not found"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length", "0"))
+                if not 0 < length <= _MAX_BODY:
+                    raise ValueError("bad length")
+                request = json.loads(self.rfile.read(length))
+                result = index.query(
+                    str(request["query"]), top_k=int(request["topK"]), scope=request["scope"]
+                )
+            # The caller falls back to its own process, which raises this error properly.
+            except Exception as e:
+                self._reply(400, {"error": f"{type(e).__name__}: {e}"})
+                return
+            self._reply(200, result)
+
+        def _reply(self, status: int, body: Any) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # queries are the user's business: nothing of them goes to the log
+
+    return Handler
+
+
+def ask(
+    config: Config, query: str, top_k: int, scope: str | Sequence[str] | None
+) -> QueryResult | None:
+    """The query's answer from a running server for this configuration, or None (no
+    server, another configuration, gone, refused, failed): then answer it yourself."""
+    import http.client
+
+    target = config.db_path / FILE_NAME
+    try:
+        record = json.loads(target.read_text(encoding="utf-8"))
+        pid, port, token = int(record["pid"]), int(record["port"]), str(record["token"])
+        if record["fingerprint"] != fingerprint(config):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not _alive(pid):
+        with contextlib.suppress(OSError):
+            target.unlink()  # a killed server's leftover
+        return None
+    body = json.dumps({"query": query, "topK": top_k, "scope": scope})
+    connection = http.client.HTTPConnection(_HOST, port, timeout=_CONNECT_TIMEOUT_S)
+    try:
+        connection.connect()
+        if connection.sock is not None:
+            connection.sock.settimeout(_ANSWER_TIMEOUT_S)
+        connection.request(
+            "POST",
+            _PATH,
+            body=body.encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        response = connection.getresponse()
+        payload = response.read()
+        if response.status != 200:
+            return None
+        return json.loads(payload)
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (on this machine: the endpoint is loopback)."""
+    if os.name == "nt":  # os.kill would terminate it there: let the connection tell
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but another user's: not a server we could have started
+        return True
+    return True

@@ -1,0 +1,92 @@
+"""A running server's query endpoint: found by configuration, answers as the caller
+would itself, and never stands in the way when it is gone, refused or different."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+
+import pytest
+from minirag_store import Index, peer
+
+
+@pytest.fixture
+def served(make_index, docs_root):
+    (docs_root / "pumps.md").write_text(
+        "# Pumps\n\nThe centrifugal pump needs new seals every spring.", encoding="utf-8"
+    )
+    (docs_root / "fans.md").write_text("# Fans\n\nCeiling fans hum at night.", encoding="utf-8")
+    index = make_index()
+    index.sync()
+    endpoint = peer.start_endpoint(index)
+    assert endpoint is not None
+    yield index, endpoint
+    endpoint.close()
+
+
+def test_the_caller_gets_the_servers_answer_and_it_is_its_own(served, index_env):
+    index, _ = served
+    caller = Index.open(index_env)  # another process's Index: same configuration
+    answer = peer.ask(caller.config, "pump seals", 3, None)
+    assert answer is not None
+    assert answer == json.loads(json.dumps(index.query("pump seals", top_k=3)))
+    assert answer["results"][0]["source"].endswith("pumps.md")
+    scoped = peer.ask(caller.config, "hum", 3, [str(index.config.roots[0] / "fans.md")])
+    assert scoped is not None and {h["source"] for h in scoped["results"]} == {
+        str(index.config.roots[0] / "fans.md")
+    }
+
+
+def test_the_announcement_is_private_and_withdrawn_at_close(served, index_env):
+    index, endpoint = served
+    path = index.config.db_path / peer.FILE_NAME
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    endpoint.close()
+    assert not path.exists()
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None) is None
+
+
+def test_another_configuration_is_not_answered_by_the_server(served, index_env):
+    other = Index.open({**index_env, "RAG_HYBRID_WEIGHT": "0.1"})
+    assert peer.ask(other.config, "pump seals", 3, None) is None
+
+
+def test_a_wrong_token_is_refused(served, index_env):
+    index, _ = served
+    path = index.config.db_path / peer.FILE_NAME
+    record = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**record, "token": "not-the-token"}), encoding="utf-8")
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None) is None
+
+
+def test_a_dead_servers_announcement_is_removed(served, index_env):
+    index, endpoint = served
+    endpoint.server.shutdown()  # stands in for a killed server: the file stays
+    path = index.config.db_path / peer.FILE_NAME
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    record = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**record, "pid": int(dead.stdout)}), encoding="utf-8")
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None) is None
+    assert not path.exists()
+
+
+def test_a_bad_argument_is_raised_by_the_caller_as_without_a_server(served, index_env):
+    from minirag_store.errors import InvalidArgumentError
+
+    caller = Index.open(index_env)
+    assert peer.ask(caller.config, "pump", 0, None) is None  # the server refused it
+    with pytest.raises(InvalidArgumentError) as raised:
+        caller.query("pump", top_k=0, ask_server=True)
+    with pytest.raises(InvalidArgumentError) as alone:
+        caller.query("pump", top_k=0)
+    assert str(raised.value) == str(alone.value)
+    caller.close()
+
+
+def test_no_index_folder_means_nothing_to_announce(make_index):
+    index = make_index()
+    assert not index.config.db_path.exists()
+    assert peer.start_endpoint(index) is None
