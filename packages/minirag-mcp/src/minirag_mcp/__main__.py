@@ -122,15 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except HttpSettingsError as e:  # the one place a setting stops the server
             print(f"error: {e}", file=sys.stderr)
             return 1
-    from minirag_mcp.warming import warm_up_in_background
-
-    index = Index.open(os.environ)
-    # Started before fastmcp is imported, so the index and model load while it imports.
-    warm_up_in_background(index)
     from minirag_mcp.server import serve
 
     try:
-        serve(index, http, warm_up=False)
+        serve(Index.open(os.environ), http)
     except KeyboardInterrupt:  # Ctrl-C in a terminal is how a hand-started server stops
         return 130
     return 0

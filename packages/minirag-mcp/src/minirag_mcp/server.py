@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,9 +26,8 @@ from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
 from minirag_mcp.tools import register_tools
-from minirag_mcp.warming import warm_up_in_background
 
-__all__ = ["create_server", "serve", "warm_up_in_background"]
+__all__ = ["create_server", "serve"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,20 +88,42 @@ def _warming(index: Index) -> Any:
     return lifespan
 
 
-def serve(index: Index, http: HttpSettings | None = None, *, warm_up: bool = True) -> None:
+def warm_up_in_background(index: Index) -> threading.Thread | None:
+    """Run :meth:`Index.warm_up` in a daemon thread; None with a broken configuration
+    (nothing to warm: every tool but ``status`` reports the configuration error).
+
+    A failure is logged as a warning, not raised: the server keeps serving, and the
+    first call that needs the failed part (the model, the table) raises it again as a
+    tool error the client sees.
+    """
+    if index.config_error is not None:
+        return None
+
+    def run() -> None:
+        try:
+            index.warm_up()
+        # The thread has no caller to raise to: log it where the user looks (stderr).
+        except Exception as e:
+            logger.warning("warm-up failed (the first call that needs it will retry): %s", e)
+
+    thread = threading.Thread(target=run, name="minirag-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def serve(index: Index, http: HttpSettings | None = None) -> None:
     """Serve ``index`` until the client goes away, then stop background syncs.
 
     On stdio (what desktop clients launch) without ``http``; otherwise Streamable HTTP
     on ``http.host:http.port`` with its authentication, and fastmcp's Host/Origin guard
     on every request (a foreign Host gets 421, a present foreign Origin 403), widened by
     ``RAG_HTTP_ALLOWED_HOSTS`` / ``RAG_HTTP_ALLOWED_ORIGINS``. No banner: on stdio,
-    stdout carries protocol messages only, and logs go to stderr. ``warm_up=False`` when
-    the caller started the warm-up itself (the entry point does, before fastmcp imports).
+    stdout carries protocol messages only, and logs go to stderr.
     """
     from minirag_store.peer import start_endpoint
 
     serving = serving_status(http)
-    server = create_server(index, warm_up=warm_up, serving=serving, http=http)
+    server = create_server(index, warm_up=True, serving=serving, http=http)
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
 
