@@ -14,7 +14,7 @@ CASES = [
     ("markitdown/test.pptx", "slides", "AutoGen"),
     ("markitdown/test.xlsx", "headings", "6ff4173b-42a5-4784-9b19"),
     ("markitdown/test.docx", "headings", "AutoGen"),
-    ("thesis/Автореферат.docx", "headings", "социальных сетей"),
+    ("thesis/avtoreferat.docx", "headings", "социальных сетей"),
 ]
 CORPUS_CASES = [("russian_docs/master_thesis/Презентация.pptx", "slides", "социальных")]
 

@@ -282,7 +282,8 @@ def _check_real_altchunk_documents(base: Path, expected: dict, config: Config) -
 
 
 def test_the_real_altchunk_document_gives_its_text(fixtures: Path, config):
-    """Антиплагиат.docx: its whole text is an embedded HTML page (markitdown alone gives '')."""
+    """antiplagiat.docx (Антиплагиат.docx): its whole text is an embedded HTML page
+    (markitdown alone gives nothing)."""
     base = fixtures / "thesis"
     expected = json.loads((base / "expected_strings.json").read_text(encoding="utf-8"))["files"]
     _check_real_altchunk_documents(base, expected, config)
