@@ -72,7 +72,7 @@ def shared_data() -> Path:
     """
     if not SHARED_DATA.is_dir():
         message = f"shared data not found at {SHARED_DATA}"
-        if os.environ.get("CI"):
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
             pytest.fail(f"{message}; CI is set, so corpus tests must not skip", pytrace=False)
         pytest.skip(message)
     return SHARED_DATA
