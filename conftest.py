@@ -1,11 +1,14 @@
-"""Fixtures shared by every package's tests: the real offline embedding model.
+"""Fixtures shared by every package's tests: the real offline embedding model and real files.
 
 ``model_dir`` is a folder fastembed loads with no network (see minirag_testkit);
 ``model_env`` is the environment that points minirag at it (MODEL_NAME + MODEL_PATH).
+``fixtures`` is the small set of real documents in ``tests/fixtures`` (every clone has it);
+``shared_data`` is the big ``../shared/data`` sets, which only ``corpus``-marked tests read.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,18 @@ from minirag_testkit import model_dir as _model_dir
 settings.register_profile("minirag", deadline=None, max_examples=60)
 settings.load_profile("minirag")
 
-SHARED_DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
+ROOT = Path(__file__).resolve().parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reads the shared data sets must say so (``-m "not corpus"`` deselects it)."""
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
+            "corpus"
+        ):
+            raise pytest.UsageError(f"{item.nodeid} reads shared_data: mark it @pytest.mark.corpus")
 
 
 @pytest.fixture(scope="session")
@@ -44,11 +58,43 @@ def token_counter(model_dir: Path):
 
 
 @pytest.fixture(scope="session")
+def fixtures() -> Path:
+    """tests/fixtures: one real file per format, scans, an altChunk docx (see its SOURCES.md)."""
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """../shared/data, or a skip when this checkout has no shared data beside it."""
+    """../shared/data for the ``corpus`` tests: a skip on a checkout without it, a failure in CI.
+
+    With ``CI`` set a missing data set must not turn into a green run that never read it;
+    a CI without the data deselects those tests explicitly (``-m "not corpus"``).
+    """
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data not found at {SHARED_DATA}")
+        message = f"shared data not found at {SHARED_DATA}"
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"{message}; CI is set, so corpus tests must not skip", pytrace=False)
+        pytest.skip(message)
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def file_modes_apply(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Skip unless this process is refused a file its mode forbids.
+
+    Root (with CAP_DAC_OVERRIDE) reads anything; CI runs the suite without those
+    capabilities (``.ci/unprivileged``), so the permission tests run there.
+    """
+    probe = tmp_path_factory.mktemp("modes") / "probe"
+    probe.write_text("secret")
+    probe.chmod(0)
+    try:
+        probe.read_text()
+    except PermissionError:
+        return
+    finally:
+        probe.chmod(0o600)
+    pytest.skip("this process reads files whatever their mode (root); see .ci/unprivileged")
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """End to end through the store: markitdown's own test files synced, then read and searched.
 
-Every file in ``markitdown_test_files/test_files`` with one of our extensions is copied
+Every file of markitdown's own tests in ``tests/fixtures/markitdown`` with one of our
+extensions is copied
 into a fresh root and synced once (parallel parsing, the real model, a real LanceDB).
 Each ``expected_strings.json`` entry is then checked twice: its strings are in the
 indexed text (``read_file``), and its longer strings find the file by query. Entries
@@ -20,7 +21,7 @@ import pytest
 EXTENSIONS = {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm",
               ".csv", ".epub", ".ipynb"}  # fmt: skip
 SKIP_REQUIRES = ("url=", "exiftool", "audio", "ocr")
-SCANNED = "MEDRPT-2024-PAT-3847_medical_report_scan.pdf"
+SCANNED = "MEDRPT-2024-PAT-3847_medical_report_scan_p1.pdf"
 
 
 def _spec(data: Path) -> dict[str, dict]:
@@ -41,11 +42,8 @@ def _expectations(data: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def formats_data(shared_data: Path) -> Path:
-    data = shared_data / "markitdown_test_files"
-    if not (data / "expected_strings.json").is_file():
-        pytest.skip(f"markitdown test files not found under {data}")
-    return data
+def formats_data(fixtures: Path) -> Path:
+    return fixtures / "markitdown"
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +55,7 @@ def synced(formats_data: Path, model_env: dict[str, str], tmp_path_factory):
     root.mkdir()
     spec = _spec(formats_data)
     copied = []
-    for path in sorted((formats_data / "test_files").iterdir()):
+    for path in sorted(formats_data.iterdir()):
         if not _skipped(path.name, spec.get(path.name)):
             shutil.copy2(path, root / path.name)
             copied.append(path.name)
@@ -79,20 +77,11 @@ def _strip(text: str) -> str:
     return " ".join(text.replace("\\", "").split())
 
 
-def _checks(formats_data_path: Path) -> list[str]:
-    try:
-        return sorted(_expectations(formats_data_path))
-    except OSError:
-        return []
+_DATA = Path(__file__).resolve().parent / "fixtures" / "markitdown"
 
 
-_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "markitdown_test_files"
-
-
-@pytest.mark.parametrize("name", _checks(_DATA) or ["(no data)"])
+@pytest.mark.parametrize("name", sorted(_expectations(_DATA)))
 def test_expected_strings_are_indexed_and_findable(synced, formats_data: Path, name: str) -> None:
-    if name == "(no data)":
-        pytest.skip("markitdown test files absent")
     index, root, _copied, _result = synced
     entry = _expectations(formats_data)[name]
     source = str(root / name)

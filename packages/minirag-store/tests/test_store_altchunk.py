@@ -16,7 +16,6 @@ from minirag_store.errors import ConversionError
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 DOC_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-RUSSIAN_EXPECTED = "russian_docs/expected_strings.json"
 
 
 def paragraph(text: str) -> str:
@@ -269,12 +268,10 @@ def _has_alt_chunks(path: Path) -> bool:
         return rels is not None and b"/aFChunk" in zf.read(rels)
 
 
-def test_the_real_altchunk_documents_give_their_text(shared_data, config):
-    """Every .docx of russian_docs whose body is embedded parts gives its expected strings."""
-    base = shared_data / "russian_docs"
-    expected = json.loads((shared_data / RUSSIAN_EXPECTED).read_text(encoding="utf-8"))["files"]
+def _check_real_altchunk_documents(base: Path, expected: dict, config: Config) -> None:
+    """Every .docx under ``base`` whose body is embedded parts gives its expected strings."""
     found = [p for p in sorted(base.rglob("*.docx")) if _has_alt_chunks(p)]
-    assert found, "no altChunk document in russian_docs"
+    assert found, f"no altChunk document under {base}"
     for path in found:
         strings = expected[path.relative_to(base).as_posix()]["must_include"]
         assert strings, path
@@ -282,6 +279,21 @@ def test_the_real_altchunk_documents_give_their_text(shared_data, config):
         text = " ".join(convert_file(path, config).markdown.replace("**", "").split())
         for want in strings:
             assert want in text, (path.name, want)
+
+
+def test_the_real_altchunk_document_gives_its_text(fixtures: Path, config):
+    """antiplagiat.docx (Антиплагиат.docx): its whole text is an embedded HTML page
+    (markitdown alone gives nothing)."""
+    base = fixtures / "thesis"
+    expected = json.loads((base / "expected_strings.json").read_text(encoding="utf-8"))["files"]
+    _check_real_altchunk_documents(base, expected, config)
+
+
+@pytest.mark.corpus
+def test_the_real_altchunk_documents_of_the_corpus_give_their_text(shared_data: Path, config):
+    base = shared_data / "russian_docs"
+    expected = json.loads((base / "expected_strings.json").read_text(encoding="utf-8"))["files"]
+    _check_real_altchunk_documents(base, expected, config)
 
 
 def test_sync_indexes_an_embedded_report_and_fails_only_the_broken_file(docs_root, make_index):

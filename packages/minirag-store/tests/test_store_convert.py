@@ -1,4 +1,4 @@
-"""Conversion with real markitdown: shared test files, encodings, data images, errors."""
+"""Conversion with real markitdown: markitdown's own test files, encodings, data images, errors."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ _SITE_CONVERTER_ONLY = frozenset({"test_serp.html"})
 _SKIP_REQUIRES = ("exiftool", "audio", "OCR")
 #: markitdown's own placeholder for an inlined picture; we remove those pictures on purpose.
 _STRIPPED_PLACEHOLDER = "data:image/png;base64..."
-#: Where the root conftest's ``shared_data`` fixture looks; read here only to parametrize.
-_SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+#: The root conftest's ``fixtures`` (tests/fixtures); read here only to parametrize.
+_MARKITDOWN = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "markitdown"
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,7 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Config:
 
 def _expected_cases() -> list[tuple[str, dict]]:
     """(file name, expectations) for every supported-extension entry with strings."""
-    path = _SHARED_DATA / "markitdown_test_files" / "expected_strings.json"
-    if not path.is_file():
-        return [("(shared data absent)", {})]
+    path = _MARKITDOWN / "expected_strings.json"
     files = json.loads(path.read_text(encoding="utf-8"))["files"]
     return [
         (name, spec)
@@ -49,12 +47,12 @@ def _expected_cases() -> list[tuple[str, dict]]:
 
 
 @pytest.mark.parametrize(("name", "spec"), _expected_cases(), ids=lambda v: str(v)[:40])
-def test_markitdown_test_files(shared_data: Path, config: Config, name: str, spec: dict) -> None:
+def test_markitdown_test_files(fixtures: Path, config: Config, name: str, spec: dict) -> None:
     requires = spec.get("requires") or ""
     site_specific = "url=" in requires
     if name in _SITE_CONVERTER_ONLY or any(word in requires for word in _SKIP_REQUIRES):
         pytest.skip(f"{name}: needs {requires[:80]}")
-    converted = convert_file(shared_data / "markitdown_test_files" / "test_files" / name, config)
+    converted = convert_file(fixtures / "markitdown" / name, config)
     # markitdown's own tests compare with backslash escapes removed; so do we.
     text = converted.markdown.replace("\\", "")
     for expected in spec.get("must_include", []):
@@ -67,17 +65,15 @@ def test_markitdown_test_files(shared_data: Path, config: Config, name: str, spe
         assert unwanted not in text, f"{name}: should not contain {unwanted!r}"
 
 
-def test_docx_data_pictures_are_reduced_to_their_alt_text(
-    shared_data: Path, config: Config
-) -> None:
-    path = shared_data / "markitdown_test_files" / "test_files" / "test.docx"
+def test_docx_data_pictures_are_reduced_to_their_alt_text(fixtures: Path, config: Config) -> None:
+    path = fixtures / "markitdown" / "test.docx"
     converted = convert_file(path, config)
     assert "data:image" not in converted.markdown
     assert "AI 生成的内容可能不正确" in converted.markdown  # the picture's alt text stays
 
 
-def test_cp932_csv_reads_as_japanese(shared_data: Path, config: Config) -> None:
-    path = shared_data / "markitdown_test_files" / "test_files" / "test_mskanji.csv"
+def test_cp932_csv_reads_as_japanese(fixtures: Path, config: Config) -> None:
+    path = fixtures / "markitdown" / "test_mskanji.csv"
     md = convert_file(path, config).markdown
     assert "| 佐藤太郎 | 30 | 東京 |" in md
 
@@ -91,6 +87,20 @@ def test_cp1251_csv_reads_as_russian(tmp_path: Path, config: Config) -> None:
     md = convert_file(path, config).markdown
     assert "| Пётр Сидоров | Санкт-Петербург | бухгалтер |" in md
     assert "Ð" not in md and "\ufffd" not in md
+
+
+def test_cp1251_text_file_reads_as_russian(tmp_path: Path, config: Config) -> None:
+    """A plain .txt saved by an old Windows editor: no BOM, no charset, only cp1251 bytes."""
+    text = (
+        "Статья 1\r\nВсе люди рождаются свободными и равными в своем достоинстве и правах. "
+        "Они наделены разумом и совестью и должны поступать в отношении друг друга "
+        "в духе братства.\r\n"
+    )
+    path = tmp_path / "декларация.txt"
+    path.write_bytes(text.encode("cp1251"))
+    md = convert_file(path, config).markdown
+    assert md.startswith("Статья 1\nВсе люди рождаются свободными")
+    assert "в духе братства." in md and "\ufffd" not in md
 
 
 def test_utf8_bom_is_removed_from_text_and_csv(tmp_path: Path, config: Config) -> None:
@@ -141,8 +151,8 @@ def test_markdown_file_title_and_data_images(tmp_path: Path, config: Config) -> 
     assert converted.ocr_engine == ""
 
 
-def test_epub_title_comes_from_metadata(shared_data: Path, config: Config) -> None:
-    path = shared_data / "markitdown_test_files" / "test_files" / "test.epub"
+def test_epub_title_comes_from_metadata(fixtures: Path, config: Config) -> None:
+    path = fixtures / "markitdown" / "test.epub"
     assert convert_file(path, config).title == "Test EPUB Document"
 
 

@@ -157,9 +157,46 @@ def test_status_names_the_pack_an_explicit_language_needs(
     assert "tesseract-ocr-ukr" in status["ocrHint"]
 
 
-def _expected(shared_data: Path) -> dict[str, list[str]]:
-    data = json.loads((shared_data / "markitdown_test_files/expected_strings.json").read_text())
-    return data["ocr_expected"]["files"]
+def _needs_tesseract_rus() -> None:
+    if "rus" not in engines.tesseract_languages():
+        pytest.skip("tesseract with the Russian pack (the default eslav engine) not installed")
+
+
+def _ocr_expected(expected_json: Path) -> dict[str, list[str]]:
+    return json.loads(expected_json.read_text(encoding="utf-8"))["ocr_expected"]["files"]
+
+
+#: A real scanned page (page 1 of markitdown's medical report scan; no text layer).
+MEDICAL_SCAN = "MEDRPT-2024-PAT-3847_medical_report_scan_p1.pdf"
+
+
+def test_a_real_scanned_page_with_tesseract(fixtures: Path, tmp_path: Path) -> None:
+    _needs_tesseract_rus()
+    result = convert_file(fixtures / "markitdown" / MEDICAL_SCAN, make_config(tmp_path))
+    assert result.ocr_engine == "tesseract"
+    text = " ".join(result.markdown.split())
+    for expected in _ocr_expected(fixtures / "markitdown" / "expected_strings.json")[MEDICAL_SCAN]:
+        assert " ".join(expected.split()) in text
+
+
+def test_a_real_scanned_page_with_rapidocr_alone(fixtures: Path, tmp_path: Path) -> None:
+    config = make_config(tmp_path, ocr_lang="en")
+    result = convert_file(fixtures / "markitdown" / MEDICAL_SCAN, config)
+    assert result.ocr_engine == "rapidocr"
+    for expected in _ocr_expected(fixtures / "markitdown" / "expected_strings.json")[MEDICAL_SCAN]:
+        assert squash(expected) in squash(result.markdown)  # rapidocr drops some spaces
+
+
+def test_a_real_cyrillic_scan_with_tesseract(fixtures: Path, tmp_path: Path) -> None:
+    """The thesis summary's title page, rasterised: read by the default eslav engine."""
+    _needs_tesseract_rus()
+    thesis = fixtures / "thesis"
+    expected = json.loads((thesis / "expected_strings.json").read_text(encoding="utf-8"))
+    result = convert_file(thesis / "avtoreferat_scan_p1.pdf", make_config(tmp_path))
+    assert result.ocr_engine == "tesseract"
+    text = " ".join(result.markdown.split())
+    for want in expected["files"]["avtoreferat_scan_p1.pdf"]["ocr_must_include"]:
+        assert want in text
 
 
 SCANS = [
@@ -170,25 +207,17 @@ SCANS = [
 ]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("relative", SCANS)
 def test_image_only_pdfs_with_tesseract(shared_data: Path, tmp_path: Path, relative: str) -> None:
-    if "rus" not in engines.tesseract_languages():
-        pytest.skip("tesseract with the Russian pack (the default eslav engine) not installed")
-    path = shared_data / "markitdown_test_files" / relative
-    result = convert_file(path, make_config(tmp_path))
+    """markitdown-ocr's four scanned pages (2.6 MB each, too big to vendor)."""
+    _needs_tesseract_rus()
+    data = shared_data / "markitdown_test_files"
+    result = convert_file(data / relative, make_config(tmp_path))
     assert result.ocr_engine == "tesseract"
     text = " ".join(result.markdown.split())
-    for expected in _expected(shared_data)[relative]:
+    for expected in _ocr_expected(data / "expected_strings.json")[relative]:
         assert " ".join(expected.split()) in text
-
-
-def test_image_only_pdf_with_rapidocr_alone(shared_data: Path, tmp_path: Path) -> None:
-    relative = "ocr_test_data/pdf_scanned_invoice.pdf"
-    config = make_config(tmp_path, ocr_lang="en")
-    result = convert_file(shared_data / "markitdown_test_files" / relative, config)
-    assert result.ocr_engine == "rapidocr"
-    for expected in _expected(shared_data)[relative]:
-        assert squash(expected) in squash(result.markdown)  # rapidocr drops some spaces
 
 
 RUSSIAN = ["Белорусский государственный университет", "Информационная система анализа"]
@@ -225,13 +254,35 @@ def _stamp(target: Path, picture_pdf: Path, page: int) -> None:
     pdf.save(str(target))
 
 
+ROTATED = [
+    "Rotated pages arrive from every office scanner",
+    "The engine reads this report upright again",
+    "Orientation detection turns the page before reading",
+    "Warehouse inventory totals for the second quarter",
+    "Seventeen pallets of copper wire were counted",
+]
+
+
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_a_rotated_scan_is_read_upright_by_tesseract(tmp_path: Path, angle: int) -> None:
+    """A page scanned sideways or upside down: OSD finds the angle, the text reads upright."""
+    _needs_tesseract_rus()
+    page = samples.text_image(ROTATED).rotate(angle, expand=True, fillcolor=255)
+    path = samples.join_pdfs([samples.image_pdf(page)], tmp_path / f"rotated_{angle}.pdf")
+    result = convert_file(path, make_config(tmp_path))
+    assert result.ocr_engine == "tesseract"
+    text = " ".join(result.markdown.split())
+    for line in ROTATED:
+        assert line in text
+
+
+@pytest.mark.corpus
 @pytest.mark.parametrize("angle", [180, 270])
 def test_rotated_scans_are_read_upright_by_tesseract(
     shared_data: Path, tmp_path: Path, angle: int
 ) -> None:
     """kreuzberg's image-only test PDFs, turned by their page content; OSD finds the angle."""
-    if "rus" not in engines.tesseract_languages():
-        pytest.skip("tesseract with the Russian pack (the default eslav engine) not installed")
+    _needs_tesseract_rus()
     path = shared_data / f"kreuzberg_test_documents/pdfs/ocr_test_rotated_{angle}.pdf"
     result = convert_file(path, make_config(tmp_path))
     assert result.ocr_engine == "tesseract"

@@ -3,8 +3,10 @@
 The self-contained tests generate a long Russian report (over 1,000 chunks) in which the
 words of each searched phrase occur everywhere, but the phrase itself is stated once; a
 reader who types the phrase in another case or number expects that passage first. The
-tests marked with ``shared_data`` run the same kinds of query over the real thesis in
-``../shared/data/russian_docs`` (docx, pdf and pptx). Everything goes through the real
+thesis tests run the same kinds of query over real documents of a Russian master's thesis:
+its summary (docx and pdf) and plagiarism report (an altChunk docx) from ``tests/fixtures``,
+and, as ``corpus`` tests, the whole thesis in ``../shared/data/russian_docs`` (docx, pdf and
+pptx). Everything goes through the real
 chunker, the offline test model (English only, so the vector side is weak here: the
 default search must not let it bury a clear keyword match) and LanceDB.
 """
@@ -153,6 +155,46 @@ def test_yo_and_ye_are_one_letter(report_index, query):
 
 
 # --------------------------------------------------------------- the real thesis
+SUMMARY_FILES = ("avtoreferat.docx", "avtoreferat.pdf", "antiplagiat.docx")
+
+
+@pytest.fixture(scope="module")
+def summary_index(fixtures, tmp_path_factory, model_env):
+    """``(index, root)``: the thesis summary as docx and pdf and its plagiarism report (whose
+    text is an embedded HTML page), synced from ``tests/fixtures/thesis``."""
+    from minirag_store import Index
+
+    base = tmp_path_factory.mktemp("summary")
+    root = base / "docs"
+    root.mkdir()
+    for name in SUMMARY_FILES:
+        shutil.copy(fixtures / "thesis" / name, root / name)
+    index = Index.open({**model_env, "BASE_DIR": str(root), "DB_PATH": str(base / "db")})
+    job = index.sync()
+    assert job["counts"]["ingested"] == len(SUMMARY_FILES) and not job["errors"], job
+    yield index, root
+    index.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "file", "needle"),
+    [
+        # capitals in the document, lower case typed
+        ("автореферат", "avtoreferat.pdf", "АВТОРЕФЕРАТ"),
+        # lower case in the document, capitals typed
+        ("СОДЕРЖАНИЕ РАБОТЫ", "avtoreferat.docx", "Содержание работы"),
+        # another case or number than the document's
+        ("рекомендательной системе", "avtoreferat.docx", "рекомендательной системы"),
+        ("операции поиска", "antiplagiat.docx", "Операция поиска"),
+    ],
+)
+def test_summary_passages_found_as_a_reader_types_them(summary_index, query, file, needle):
+    index, root = summary_index
+    hits = _top(index, query, 5)
+    found = [h for h in hits if h["source"] == str(root / file) and needle in h["text"]]
+    assert found, [(Path(h["source"]).name, h["text"][:60]) for h in hits]
+
+
 THESIS_FILES = ("Записка.docx", "Автореферат.pdf", "Презентация.pptx")
 
 
@@ -173,6 +215,7 @@ def thesis_index(shared_data, tmp_path_factory, model_env):
     index.close()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(
     ("query", "file", "needle"),
     [
@@ -240,6 +283,7 @@ def _reciprocal_rank(index, question: str, stem: str) -> float:
     return 1.0 / (files.index(stem) + 1) if stem in files else 0.0
 
 
+@pytest.mark.corpus
 def test_hybrid_is_no_worse_than_keywords_when_the_vector_side_is_noise(xquad_index):
     """Russian questions, an English-only model: the default hybrid search ranks the
     answering passage at least as well as keyword search alone (mean reciprocal rank)."""

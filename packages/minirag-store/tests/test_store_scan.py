@@ -166,7 +166,7 @@ def test_dangling_symlink_is_a_warning(docs_root: Path) -> None:
     assert "broken.md" in result.warnings[0]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders whatever their mode")
+@pytest.mark.usefixtures("file_modes_apply")
 def test_unreadable_folder_is_a_warning(docs_root: Path) -> None:
     _write(docs_root / "ok.md")
     locked = docs_root / "locked"

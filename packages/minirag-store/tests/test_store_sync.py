@@ -143,6 +143,41 @@ def test_oversized_file_is_a_skip_with_a_warning_not_a_failure(make_index, docs_
     assert "MAX_FILE_SIZE" in error["error"]
 
 
+@pytest.mark.usefixtures("file_modes_apply")
+def test_an_unreadable_file_fails_alone_and_is_indexed_once_readable(
+    index, docs_root: Path
+) -> None:
+    locked = _write(docs_root / "locked.md", "The vault ledger lists every osprey nest.")
+    _write(docs_root / "open.md", "Herons stand still in shallow water.")
+    locked.chmod(0)
+    try:
+        result = index.sync()
+    finally:
+        locked.chmod(0o644)
+    assert result["counts"]["ingested"] == 1 and result["counts"]["failed"] == 1, result
+    [error] = result["errors"]
+    assert error["source"] == str(locked)
+    assert "could not read the file: Permission denied" in error["error"]
+    assert _top_source(index, "herons in shallow water") == str(docs_root / "open.md")
+    again = index.sync()
+    assert again["counts"]["ingested"] == 1 and again["errors"] == [], again
+    assert _top_source(index, "osprey nest ledger") == str(locked)
+
+
+@pytest.mark.usefixtures("file_modes_apply")
+def test_files_under_a_folder_that_turns_unreadable_stay_indexed(index, docs_root: Path) -> None:
+    kept = _write(docs_root / "private" / "kept.md", "Puffins nest in burrows on cliffs.")
+    index.sync()
+    kept.parent.chmod(0)
+    try:
+        result = index.sync()
+    finally:
+        kept.parent.chmod(0o755)
+    assert result["counts"]["deleted"] == 0
+    assert any("Cannot read folder" in e["error"] for e in result["errors"]), result
+    assert _top_source(index, "puffins nest in burrows") == str(kept)
+
+
 def test_a_broken_file_fails_alone_and_the_sync_carries_on(index, docs_root: Path) -> None:
     bad = docs_root / "broken.pdf"
     bad.write_bytes(b"%PDF-1.7 truncated garbage, no objects at all")
