@@ -42,8 +42,9 @@ DEFAULT_OCR_MIN_CHARS = 25
 #: embedding model's tokens over the JSON the MCP tool returns (see budget.py). Claude Code
 #: warns past 10,000 tokens of tool output and cuts at 25,000; this count is the embedding
 #: model's, not the client's, and tokenizers disagree by tens of percent, so the default
-#: leaves that much headroom under the warning. A default query (8 hits whose sections
-#: hold ~1,200 characters each) costs ~3,000-5,000 and is not trimmed.
+#: leaves that much headroom under the warning. A default query (8 hits, each in its own
+#: ~900-character section) measured ~3,800 with the test model and is not trimmed; eight
+#: sections at the chunker's 4,000-character cap (~8,000) are.
 DEFAULT_MAX_RESPONSE_TOKENS = 6000
 #: Below this an answer could not hold one hit's fields, a cut passage and the notice.
 MIN_MAX_RESPONSE_TOKENS = 1000
