@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 from minirag_store import Index
+from minirag_store.budget import NAMED_HITS
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 
 QUERY = "backups restore verified nightly, queue depth alerts and monitoring"
@@ -79,7 +80,8 @@ def test_parents_go_first_lowest_ranked_first(areas_index, token_counter):
 
     assert size(result, token_counter) <= budget
     trimmed = result["trimmed"]
-    assert trimmed["maxTokens"] == budget and trimmed["hits"] == [] and not trimmed["hitTextCut"]
+    assert trimmed["maxTokens"] == budget and not trimmed["hitTextCut"]
+    assert trimmed["hits"] == [] and trimmed["hitsLeftOut"] == 0
     assert result["results"] == untrimmed["results"]  # every hit kept, in order
     assert trimmed["parents"] and result["parents"]
     assert set(trimmed["parents"]) | set(result["parents"]) == set(parents)
@@ -108,8 +110,8 @@ def test_then_the_lowest_ranked_hits_never_the_top_one(
     assert 1 <= len(kept) < len(hits)
     assert kept == hits[: len(kept)]  # the top hit first, ranks unchanged
     left_out = [{"source": h["source"], "chunkIndex": h["chunkIndex"]} for h in hits[len(kept) :]]
-    assert trimmed["hits"] == left_out
-    assert sorted(trimmed["parents"]) == sorted(untrimmed["parents"])
+    assert trimmed["hits"] == left_out and trimmed["hitsLeftOut"] == len(left_out)
+    assert set(trimmed["parents"]) == {h["parentId"] for h in kept}  # those still shown
     assert {s["source"] for s in result["sources"]} == {h["source"] for h in kept}
     assert sum(s["hits"] for s in result["sources"]) == len(kept)
     assert "lowest-ranked" in result["notice"]
@@ -117,6 +119,18 @@ def test_then_the_lowest_ranked_hits_never_the_top_one(
     gone = trimmed["hits"][-1]
     read = index.read_chunk_neighbors(gone["source"], gone["chunkIndex"], before=0, after=0)
     assert read["chunks"][0]["text"] == hits[-1]["text"]
+
+
+def test_a_hundred_hits_keep_as_many_as_fit(corpus_index, token_counter):
+    index, _ = corpus_index
+    result = index.query("heavy rain report", top_k=100)  # the default budget
+    assert size(result, token_counter) <= index.config.max_response_tokens
+    trimmed = result["trimmed"]
+    kept = result["results"]
+    assert not trimmed["hitTextCut"] and len(kept) >= 10 and all(h["text"] for h in kept)
+    assert len(kept) + trimmed["hitsLeftOut"] == 100
+    assert len(trimmed["hits"]) == min(NAMED_HITS, trimmed["hitsLeftOut"])
+    assert f"the {trimmed['hitsLeftOut']} lowest-ranked hits" in result["notice"]
 
 
 def test_a_top_hit_too_long_alone_is_cut_and_says_so(

@@ -31,9 +31,14 @@ from minirag_store.results import (
     TrimmedHit,
 )
 
-__all__ = ["Counter", "fit_query", "fit_read", "response_json", "response_tokens"]
+__all__ = ["NAMED_HITS", "Counter", "fit_query", "fit_read", "response_json", "response_tokens"]
 
 Counter = Callable[[str], int]
+
+#: Hits left out that ``trimmed.hits`` names (the highest-ranked of them); the rest are
+#: only counted. Naming costs ~40 tokens a hit (its source path), so at topK 100 naming
+#: all would crowd out the hits kept; a caller past 20 asks again with a smaller topK.
+NAMED_HITS = 20
 
 
 def response_json(result: Mapping[str, Any]) -> str:
@@ -67,12 +72,11 @@ def _plan(result: QueryResult) -> list[tuple[str, Any]]:
 
 def _query_notice(trimmed: QueryTrimmed) -> str:
     left: list[str] = []
-    if trimmed["parents"]:
-        n = len(trimmed["parents"])
-        left.append(f"{n} parent section{'s' if n != 1 else ''} (trimmed.parents)")
-    if trimmed["hits"]:
-        n = len(trimmed["hits"])
-        left.append(f"the {n} lowest-ranked hit{'s' if n != 1 else ''} (trimmed.hits)")
+    if n := len(trimmed["parents"]):
+        left.append(f"{n} parent section{'s' if n != 1 else ''} of hits shown (trimmed.parents)")
+    if n := trimmed["hitsLeftOut"]:
+        named = "trimmed.hits" if n <= NAMED_HITS else f"trimmed.hits names the first {NAMED_HITS}"
+        left.append(f"the {n} lowest-ranked hit{'s' if n != 1 else ''} ({named})")
     if trimmed["hitTextCut"]:
         left.append("the end of the top hit's text")
     return (
@@ -105,17 +109,21 @@ def _trimmed_query(
 ) -> QueryResult:
     """``result`` with the first ``steps`` of ``plan`` left out, saying so."""
     taken = plan[:steps]
-    gone_parents = [key for kind, key in taken if kind == "parent"]
+    gone = {key for kind, key in taken if kind == "parent"}
     dropped = sorted(key for kind, key in taken if kind == "hit")
     hits = result["results"]
-    left_out, gone = set(dropped), set(gone_parents)
+    left_out = set(dropped)
     kept = [h for i, h in enumerate(hits) if i not in left_out]
+    # Only the parents of hits still shown are worth naming; in the order of those hits.
+    orphans = [h["parentId"] for h in kept if h["parentId"] in gone]
     trimmed: QueryTrimmed = {
         "maxTokens": budget,
-        "parents": gone_parents,
+        "parents": list(dict.fromkeys(p for p in orphans if p is not None)),
         "hits": [
-            TrimmedHit(source=hits[i]["source"], chunkIndex=hits[i]["chunkIndex"]) for i in dropped
+            TrimmedHit(source=hits[i]["source"], chunkIndex=hits[i]["chunkIndex"])
+            for i in dropped[:NAMED_HITS]
         ],
+        "hitsLeftOut": len(dropped),
         "hitTextCut": False,
     }
     out: QueryResult = {
@@ -129,25 +137,39 @@ def _trimmed_query(
 
 
 def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter) -> list[int]:
-    """Roughly what leaving out each step saves (its own text's tokens)."""
+    """Roughly what leaving out each step saves: its own text's tokens, and for a hit,
+    its source's summary when it is the source's best hit (the entry goes with it)."""
+    summaries = {s["source"]: s for s in result["sources"]}
+    best: dict[str, int] = {}
+    for rank, hit in enumerate(result["results"]):
+        best.setdefault(hit["source"], rank)
     costs = []
     for kind, key in plan:
         if kind == "parent":
             costs.append(_string_tokens(result["parents"][key], count) + count(key))
-        else:
-            costs.append(response_tokens(result["results"][key], count))
+            continue
+        hit = result["results"][key]
+        cost = response_tokens(hit, count)
+        if best[hit["source"]] == key and hit["source"] in summaries:
+            cost += response_tokens(summaries[hit["source"]], count)
+        costs.append(cost)
     return costs
 
 
 def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
     """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
-    (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing."""
+    (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
+
+    The fewest steps of the plan that fit: estimated from each step's own count, checked
+    on the whole answer, then narrowed by bisection between the largest number of steps
+    found too few and the smallest found enough.
+    """
     excess = response_tokens(result, count) - budget
     if excess <= 0:
         return result
     plan = _plan(result)
     costs = _step_costs(result, plan, count)
-    steps, saved = 0, 0
+    too_few, steps, saved = 0, 0, 0
     while True:
         while steps < len(plan) and saved < excess:
             saved += costs[steps]
@@ -155,10 +177,19 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
         candidate = _trimmed_query(result, plan, steps, budget)
         over = response_tokens(candidate, count) - budget
         if over <= 0:
-            return candidate
+            break
         if steps == len(plan):
             return _cut_top_hit(candidate, budget, count)
+        too_few = steps
         excess = saved + over  # the estimate fell short by ``over``: save that much more
+    while steps - too_few > 1:
+        middle = (too_few + steps) // 2
+        trial = _trimmed_query(result, plan, middle, budget)
+        if response_tokens(trial, count) <= budget:
+            steps, candidate = middle, trial
+        else:
+            too_few = middle
+    return candidate
 
 
 def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResult:

@@ -75,8 +75,9 @@ class QueryTrimmed(TypedDict):
     """What a query answer left out to stay within RAG_MAX_RESPONSE_TOKENS (budget.py)."""
 
     maxTokens: int  # the budget it was fitted to
-    parents: list[str]  # parentIds left out of `parents` (their hits are still in results)
-    hits: list[TrimmedHit]  # the lowest-ranked hits left out, in rank order
+    parents: list[str]  # parentIds of hits in `results` whose section was left out
+    hits: list[TrimmedHit]  # the lowest-ranked hits left out, in rank order (the first 20)
+    hitsLeftOut: int  # how many hits were left out (all of them, named or not)
     hitTextCut: bool  # the top hit's text was cut: even it alone did not fit
 
 

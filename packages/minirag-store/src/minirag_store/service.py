@@ -12,6 +12,7 @@ blocking and thread-safe; an async shell runs them in a worker thread.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,13 @@ if TYPE_CHECKING:
     from minirag_store.table import ChunkTable
 
 __all__ = ["Index", "Progress", "ProgressCallback", "version"]
+
+log = logging.getLogger(__name__)
+
+
+def _utf8_bytes(text: str) -> int:
+    """A stand-in token count: the text's UTF-8 size (at least its token count)."""
+    return len(text.encode("utf-8"))
 
 
 def version() -> str:
@@ -106,6 +114,7 @@ class Index:
         self._model_lock = threading.Lock()  # held while the model loads (seconds)
         self._embedder_obj = embedder
         self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
+        self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
@@ -172,8 +181,13 @@ class Index:
 
     def token_counter(self) -> Callable[[str], int]:
         """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
-        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session; the
-        whole model only when that file is not on disk yet."""
+        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session.
+
+        Never loads the model: when the tokenizer file is not on disk yet (a model not
+        downloaded), answers are counted in UTF-8 bytes, with one warning. A token covers
+        at least one byte in the tokenizers of the models minirag knows, so that
+        over-counts: an answer only comes back shorter.
+        """
         config = self.config
         with self._lock:
             if self._embedder_obj is not None:
@@ -183,9 +197,16 @@ class Index:
         from minirag_store.embedding import tokenizer_counter
 
         counter = tokenizer_counter(config)
-        if counter is None:
-            return self.embedder().count_tokens
         with self._lock:
+            if counter is None:
+                if not self._bytes_warned:
+                    self._bytes_warned = True
+                    log.warning(
+                        "No tokenizer.json of %s on disk yet: RAG_MAX_RESPONSE_TOKENS counts "
+                        "UTF-8 bytes until the model is loaded (answers come back shorter)",
+                        config.model_name,
+                    )
+                return _utf8_bytes
             if self._counter_obj is None:
                 self._counter_obj = counter
             return self._counter_obj
