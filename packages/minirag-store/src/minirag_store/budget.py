@@ -11,9 +11,10 @@ how fastmcp serialises it), counted with the embedding model's tokenizer. When i
 * ``read_file`` returns the document's first chunks that fit, and ``nextChunk`` (with the
   ``notice``) says where to continue: ``read_file`` with ``fromChunk=nextChunk``.
 
-Counting a whole answer costs ~1 ms per 1,000 tokens, so a fit is found from each part's
-own count and then checked on the whole answer (which is what is promised), not searched
-by counting every candidate. Pure: no LanceDB, no model; the caller passes the counter.
+Counting a whole answer costs ~1 ms per 1,000 tokens, so a fit is estimated from each
+part's own count, then checked on the whole answer (which is what is promised) and, for
+a query, narrowed by bisection: a few whole counts, not one per candidate. Pure: no
+LanceDB, no model; the caller passes the counter.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
     found too few and the smallest found enough.
     """
     excess = response_tokens(result, count) - budget
-    if excess <= 0:
+    if excess <= 0 or not result["results"]:
         return result
     plan = _plan(result)
     costs = _step_costs(result, plan, count)
@@ -212,14 +213,14 @@ def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResul
 def _longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
     """The longest prefix of ``text`` that ``fits``, cut after whitespace when it can be
     (bisection over characters: a dozen counts of a short answer)."""
-    lo, hi = 0, len(text)  # text[:lo] fits (or lo == 0); text[:hi + 1] does not
+    lo, hi = 0, len(text)  # text[:lo] fits (or lo == 0); nothing longer than hi does
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if fits(text[:mid]):
             lo = mid
         else:
             hi = mid - 1
-    space = text.rfind(" ", 0, lo + 1)
+    space = text.rfind(" ", 0, lo)  # a shorter prefix of one that fits: it fits too
     return text[: space + 1] if space > lo // 2 else text[:lo]
 
 
