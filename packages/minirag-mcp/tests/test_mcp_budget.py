@@ -8,7 +8,8 @@ import json
 
 import pytest
 from fastmcp import Client
-from mcp_testlib import structured
+from fastmcp.client.transports import StdioTransport
+from mcp_testlib import child_env, console_script, structured
 from minirag_mcp.server import create_server
 from minirag_store import Index
 
@@ -117,3 +118,21 @@ async def test_a_bad_budget_refuses_tools_but_status_answers(corpus_env):
     assert query.is_error and "RAG_MAX_RESPONSE_TOKENS must be at least 1000" in (
         query.content[0].text
     )
+
+
+async def test_over_stdio_the_bytes_a_client_reads_fit(env, token_counter):
+    """The installed server as a client runs it: every answer read off the pipe fits."""
+    path = f"{env['BASE_DIR']}/manual.md"
+    transport = StdioTransport(console_script(), [], env=child_env(env))
+    async with Client(transport) as client:
+        query = await client.call_tool(
+            "query_documents", {"query": "coolant inspection pump valve pressure"}
+        )
+        first = await client.call_tool("read_file", {"filePath": path})
+        nxt = structured(first)["nextChunk"]
+        second = await client.call_tool("read_file", {"filePath": path, "fromChunk": nxt})
+    assert structured(query)["trimmed"]["maxTokens"] == BUDGET
+    for result in (query, first, second):
+        assert client_tokens(result, token_counter) <= BUDGET
+    assert structured(first)["text"] and structured(second)["text"]
+    assert structured(first)["text"] != structured(second)["text"]
