@@ -11,10 +11,11 @@ how fastmcp serialises it), counted with the embedding model's tokenizer. When i
 * ``read_file`` returns the document's first chunks that fit, and ``nextChunk`` (with the
   ``notice``) says where to continue: ``read_file`` with ``fromChunk=nextChunk``.
 
-Counting a whole answer costs ~1 ms per 1,000 tokens, so a fit is estimated from each
-part's own count, then checked on the whole answer (which is what is promised) and, for
-a query, narrowed by bisection: a few whole counts, not one per candidate. Pure: no
-LanceDB, no model; the caller passes the counter.
+Counting a whole answer costs ~0.3 ms per KB of JSON (3.4 ms for an 11 KB answer of 8
+hits with their sections: test model, 2-core build machine; every query pays one count),
+so a fit is estimated from each part's own count, then checked on the whole answer (which
+is what is promised) and, for a query, narrowed by bisection: a few whole counts, not one
+per candidate. Pure: no LanceDB, no model; the caller passes the counter.
 """
 
 from __future__ import annotations
