@@ -71,6 +71,8 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
 def open_index(work: Path) -> Index:
     """The Index over ``work/docs`` + ``work/db`` with the offline test model."""
     env = {**model_env(), "BASE_DIR": str(work / "docs"), "DB_PATH": str(work / "db")}
+    # Ranking is scored on every hit of FETCH_CHUNKS, not on what fits a client's budget.
+    env["RAG_MAX_RESPONSE_TOKENS"] = str(10**9)
     return Index.open(env)
 
 

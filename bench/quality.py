@@ -194,6 +194,8 @@ def main() -> None:
     docs, queries, qrels = load(args.limit)
     work = args.keep or Path(tempfile.mkdtemp(prefix="minirag-quality-"))
     env = {**model_env(), "BASE_DIR": str(work / "docs"), "DB_PATH": str(work / "db")}
+    # Ranking is scored on every hit of FETCH_CHUNKS, not on what fits a client's budget.
+    env["RAG_MAX_RESPONSE_TOKENS"] = str(10**9)
     if not args.reuse:
         shutil.rmtree(work, ignore_errors=True)
         (work / "docs").mkdir(parents=True)

@@ -17,7 +17,7 @@ ARGS = {
     "ingest_url": {"url", "source", "title"},
     "query_documents": {"query", "topK", "scope"},
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
-    "read_file": {"filePath", "source"},
+    "read_file": {"filePath", "source", "fromChunk"},
     "list_files": {"scope"},
     "delete_file": {"filePath", "source"},
     "status": set(),
@@ -56,6 +56,8 @@ async def test_required_arguments_and_bounds(tools):
     assert schema("ingest_data")["properties"]["format"]["enum"] == ["text", "markdown", "html"]
     assert set(schema("ingest_data")["required"]) == {"data", "source"}
     assert schema("read_chunk_neighbors")["required"] == ["chunkIndex"]
+    from_chunk = schema("read_file")["properties"]["fromChunk"]
+    assert from_chunk["default"] == 0 and from_chunk["minimum"] == 0
     assert schema("sync_status")["required"] == ["jobId"]
     assert schema("ingest_file")["required"] == ["filePath"]
     scope = schema("query_documents")["properties"]["scope"]
@@ -70,7 +72,9 @@ async def test_structured_output_schemas_carry_the_wire_fields(tools):
     def fields(tool: str) -> set[str]:
         return set(tools[tool].output_schema["properties"])
 
-    assert {"results", "sources", "parents", "notice"} <= fields("query_documents")
+    assert {"results", "sources", "parents", "notice", "trimmed"} <= fields("query_documents")
+    assert {"text", "chunkCount", "nextChunk", "notice"} <= fields("read_file")
+    assert "maxResponseTokens" in fields("status")
     source_row = tools["query_documents"].output_schema["properties"]["sources"]["items"]
     assert "displayPath" in source_row["properties"]
     assert fields("sync_start") == {"jobId"}

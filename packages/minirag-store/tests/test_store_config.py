@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from minirag_store import ConfigError, Index, load_config
-from minirag_store.config import DEFAULT_MODEL_NAME
+from minirag_store.config import DEFAULT_MAX_RESPONSE_TOKENS, DEFAULT_MODEL_NAME
 
 
 @pytest.fixture
@@ -62,6 +62,8 @@ def test_relative_paths_resolve_against_cwd(roots, tmp_path: Path):
         ({"RAG_GROUPING": "close"}, "RAG_GROUPING must be 'similar' or 'related'"),
         ({"RAG_MAX_DISTANCE": "-1"}, "RAG_MAX_DISTANCE must be 0 or more"),
         ({"RAG_MAX_FILES": "0"}, "RAG_MAX_FILES must be at least 1"),
+        ({"RAG_MAX_RESPONSE_TOKENS": "999"}, "RAG_MAX_RESPONSE_TOKENS must be at least 1000"),
+        ({"RAG_MAX_RESPONSE_TOKENS": "10k"}, "RAG_MAX_RESPONSE_TOKENS must be a whole number"),
         ({"MAX_FILE_SIZE": "big"}, "MAX_FILE_SIZE must be a whole number"),
         ({"RAG_OCR_LANG": "klingon"}, "RAG_OCR_LANG must be one of eslav"),
         ({"RAG_OCR_MIN_CHARS_PER_PAGE": "-3"}, "RAG_OCR_MIN_CHARS_PER_PAGE must be at least 0"),
@@ -104,6 +106,13 @@ def test_booleans_and_search_settings_parse(tmp_path: Path):
         0.0,
     )
     assert cfg.instructions_append == "Prefer document codes."
+
+
+def test_response_budget_default_and_setting(tmp_path: Path):
+    assert load_config({}, cwd=tmp_path).max_response_tokens == DEFAULT_MAX_RESPONSE_TOKENS
+    assert DEFAULT_MAX_RESPONSE_TOKENS < 10_000  # Claude Code's warning threshold
+    cfg = load_config({"RAG_MAX_RESPONSE_TOKENS": " 20000 "}, cwd=tmp_path)
+    assert cfg.max_response_tokens == 20_000
 
 
 def test_fusion_setting(tmp_path: Path):

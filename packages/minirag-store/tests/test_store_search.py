@@ -138,8 +138,8 @@ def test_max_files_keeps_first_sources(corpus_index, with_config):
     assert len(result["sources"]) == 2
 
 
-def test_top_k_clamped_and_validated(corpus_index):
-    index, _ = corpus_index
+def test_top_k_clamped_and_validated(corpus_index, with_config):
+    index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
     assert len(index.query("heavy rain report", top_k=1000)["results"]) == 100
     assert len(index.query("heavy rain report", top_k=3)["results"]) == 3
     for bad in (0, -1):
@@ -157,8 +157,8 @@ def test_top_k_minimum_is_the_first_value_served(corpus_index):
     assert str(refused.value) == f"topK must be at least {TOP_K.minimum}, got {TOP_K.minimum - 1}"
 
 
-def test_top_k_maximum_is_served_and_one_more_gives_the_same(corpus_index):
-    index, _ = corpus_index
+def test_top_k_maximum_is_served_and_one_more_gives_the_same(corpus_index, with_config):
+    index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
     assert index.table().counts()[0] > TOP_K.maximum  # enough chunks to see the cap
     at_cap = index.query("heavy rain report", top_k=TOP_K.maximum)["results"]
     over = index.query("heavy rain report", top_k=TOP_K.maximum + 1)["results"]

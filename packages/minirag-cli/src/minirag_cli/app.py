@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from minirag_store.arguments import NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
@@ -154,6 +154,8 @@ def query(
     with shared.open_index() as index:
         result = index.query(text, top_k=top_k, scope=resolve_scopes(scope), ask_server=True)
     _emit(shared, result, lambda r: render.show_query(r, text))
+    if not shared.json and result.get("trimmed"):
+        warn(result.get("notice", ""))
 
 
 @app.command("read-neighbors")
@@ -180,13 +182,20 @@ def read_neighbors(
 def read(
     path: Annotated[str | None, typer.Argument(help="An indexed file.")] = None,
     source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
+    from_chunk: Annotated[
+        int,
+        typer.Option(help="Start at this chunk (the next chunk a shortened read names)."),
+    ] = FIRST_CHUNK_INDEX,
     *,
     shared: Shared,
 ) -> None:
-    """Print a whole indexed document back as Markdown."""
+    """Print an indexed document back as Markdown (as much as RAG_MAX_RESPONSE_TOKENS
+    allows; a warning on stderr says how to read on)."""
     with shared.open_index() as index:
-        result = index.read_file(source, file_path=_file_path(path))
+        result = index.read_file(source, file_path=_file_path(path), from_chunk=from_chunk)
     _emit(shared, result, render.show_read)
+    if not shared.json and "notice" in result:
+        warn(render.read_on(result, path, source))
 
 
 @app.command("list")

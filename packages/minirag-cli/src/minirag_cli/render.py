@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import textwrap
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "console",
     "emit_json",
+    "read_on",
     "show_deleted",
     "show_ingested",
     "show_job",
@@ -146,3 +148,12 @@ def show_neighbors(result: NeighborsResult) -> None:
 def show_read(result: ReadResult) -> None:
     """The reconstructed markdown, raw, so it can be piped into a file."""
     typer.echo(result["text"])
+
+
+def read_on(result: ReadResult, path: str | None, source: str | None) -> str:
+    """The notice of a shortened read, plus the command that reads on."""
+    notice = result.get("notice", "")
+    if "nextChunk" not in result:
+        return notice
+    target = f"--source {shlex.quote(source)}" if source is not None else shlex.quote(path or "")
+    return f"{notice} Here: minirag-cli read {target} --from-chunk {result['nextChunk']}"

@@ -36,6 +36,7 @@ _STATUS_LABELS = {
     "maxDistance": "max distance",
     "maxFiles": "max files",
     "maxFileSize": "max file size (bytes)",
+    "maxResponseTokens": "max response tokens",
     "chunkScheme": "chunk scheme",
     "sourceCount": "sources",
     "chunkCount": "chunks",

@@ -45,7 +45,8 @@ Call status: chunkCount 0 means nothing is indexed yet (offer sync_start), which
 exactly like "nothing found".
 
 Reading: a hit's text is only the passage that matched. Answer from its enclosing \
-section, parents[parentId]; use read_chunk_neighbors or read_file for more.
+section, parents[parentId]; use read_chunk_neighbors or read_file for more. Answers \
+are cut to fit a size budget: `notice` then says what was left out and how to read it.
 
 Citing: end every answer built on query_documents with a "Sources" list, one line per \
 document you actually used, each line just that document's displayPath from the \

@@ -82,6 +82,14 @@ ChunkIndex = Annotated[
     int,
     Field(description="The hit's chunkIndex.", json_schema_extra={"minimum": FIRST_CHUNK_INDEX}),
 ]
+FromChunk = Annotated[
+    int,
+    Field(
+        description="Start at this chunk: the nextChunk of an earlier read_file whose text "
+        "stopped early to fit the response budget.",
+        json_schema_extra={"minimum": FIRST_CHUNK_INDEX},
+    ),
+]
 
 _SPAN = {"minimum": NEIGHBORS.minimum, "maximum": NEIGHBORS.maximum}
 Before = Annotated[
@@ -232,8 +240,12 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         )
 
     @_tool(mcp, "read_file", read_only=True)
-    async def read_file(filePath: FilePath = None, source: Source = None) -> ReadResult:
-        return await call_store(lambda: index.read_file(source, file_path=filePath))
+    async def read_file(
+        filePath: FilePath = None, source: Source = None, fromChunk: FromChunk = FIRST_CHUNK_INDEX
+    ) -> ReadResult:
+        return await call_store(
+            lambda: index.read_file(source, file_path=filePath, from_chunk=fromChunk)
+        )
 
     @_tool(mcp, "list_files", read_only=True)
     async def list_files(scope: Scope = None) -> ListResult:

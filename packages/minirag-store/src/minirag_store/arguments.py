@@ -19,6 +19,7 @@ __all__ = [
     "TOP_K",
     "Bound",
     "check_chunk_index",
+    "check_from_chunk",
     "check_neighbors",
     "check_top_k",
     "one_document",
@@ -75,6 +76,11 @@ def check_neighbors(name: str, value: object) -> int:
 def check_chunk_index(chunk_index: object) -> int:
     """``chunkIndex``, refused below :data:`FIRST_CHUNK_INDEX`."""
     return _whole("chunkIndex", chunk_index, FIRST_CHUNK_INDEX)
+
+
+def check_from_chunk(from_chunk: object) -> int:
+    """``fromChunk`` (where read_file starts), refused below :data:`FIRST_CHUNK_INDEX`."""
+    return _whole("fromChunk", from_chunk, FIRST_CHUNK_INDEX)
 
 
 def one_document(file_path: str | None, source: str | None) -> None:

@@ -19,6 +19,7 @@ from typing import Literal
 from minirag_store.errors import ConfigError
 
 __all__ = [
+    "DEFAULT_MAX_RESPONSE_TOKENS",
     "DEFAULT_MODEL_NAME",
     "OCR_LANGUAGES",
     "Config",
@@ -37,6 +38,16 @@ DEFAULT_HYBRID_WEIGHT = 0.6
 FUSIONS = ("mixture", "rrf", "score")
 DEFAULT_FUSION = "mixture"
 DEFAULT_OCR_MIN_CHARS = 25
+#: RAG_MAX_RESPONSE_TOKENS: the most a query_documents or read_file answer may cost, in the
+#: embedding model's tokens over the JSON the MCP tool returns (see budget.py). Claude Code
+#: warns past 10,000 tokens of tool output and cuts at 25,000; this count is the embedding
+#: model's, not the client's, and tokenizers disagree by tens of percent, so the default
+#: leaves that much headroom under the warning. A default query (8 hits, each in its own
+#: ~900-character section) measured ~3,800 with the test model and is not trimmed; eight
+#: sections at the chunker's 4,000-character cap (~8,000) are.
+DEFAULT_MAX_RESPONSE_TOKENS = 6000
+#: Below this an answer could not hold one hit's fields, a cut passage and the notice.
+MIN_MAX_RESPONSE_TOKENS = 1000
 
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
 _KNOWN_MAX_TOKENS: dict[str, int] = {
@@ -89,6 +100,7 @@ class Config:
     ocr_min_chars_per_page: int = DEFAULT_OCR_MIN_CHARS
     instructions_append: str | None = None
     allow_private_urls: bool = False
+    max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS
 
     @property
     def ocr_languages(self) -> tuple[str, ...]:
@@ -285,5 +297,8 @@ def load_config(
         ocr_min_chars_per_page=_int(env, "RAG_OCR_MIN_CHARS_PER_PAGE", DEFAULT_OCR_MIN_CHARS, 0),
         instructions_append=append,
         allow_private_urls=_bool(env, "ALLOW_PRIVATE_URLS"),
+        max_response_tokens=_int(
+            env, "RAG_MAX_RESPONSE_TOKENS", DEFAULT_MAX_RESPONSE_TOKENS, MIN_MAX_RESPONSE_TOKENS
+        ),
         **_search_settings(env),
     )

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import numpy as np
     from tokenizers import Tokenizer
 
-__all__ = ["EMBED_BATCH", "Embedder", "Encoder"]
+__all__ = ["EMBED_BATCH", "Embedder", "Encoder", "tokenizer_counter"]
 
 #: Texts per ONNX call. Measured on the 2-core build machine: 32 beat 8, 16, 64 and 256.
 EMBED_BATCH = 32
@@ -76,16 +76,21 @@ class Embedder:
         self._counter = counter
 
     @classmethod
-    def from_config(cls, config: Config) -> Embedder:
+    def from_config(
+        cls, config: Config, *, counter: Callable[[str], int] | None = None
+    ) -> Embedder:
         """Load ``config.model_name`` (from ``config.model_path`` when set, else the cache).
 
+        ``counter``: this model's token counter when the caller loaded it already
+        (:func:`tokenizer_counter`), so the tokenizer is not held twice.
         Raises :class:`ModelLoadError` naming the model, ``CACHE_DIR`` and ``MODEL_PATH``.
         """
         known = KNOWN_MODELS.get(config.model_name.lower())
         if known is None:
-            encoder, counter = _through_fastembed(config)
+            encoder, own = _through_fastembed(config)
         else:
-            encoder, counter = _own_session(config, known)
+            encoder, own = _own_session(config, known)
+        counter = counter or own
         probe = encoder.query("dimension probe")
         return cls(
             encoder, config.model_name, int(probe.shape[-1]), config.model_max_tokens, counter
@@ -196,6 +201,19 @@ def _other_spellings(config: Config, repo: str) -> list[str]:
         for r in cached
         if r.repo_type == "model" and r.repo_id.lower() == wanted and r.repo_id != repo
     )
+
+
+def tokenizer_counter(config: Config) -> Callable[[str], int] | None:
+    """The model's token counter from its ``tokenizer.json`` alone (no ONNX session),
+    when the file is on disk: in ``MODEL_PATH``, or in the cache's copy of a model in
+    ``KNOWN_MODELS``; None otherwise (then the model must be loaded, or downloaded)."""
+    folder = config.model_path
+    known = KNOWN_MODELS.get(config.model_name.lower())
+    if folder is None and known is not None:
+        folder = _cached_folder(config, known.hf_repo, None)
+    if folder is None or not (folder / "tokenizer.json").is_file():
+        return None
+    return _counter(config, folder)
 
 
 def _counter(config: Config, folder: Path) -> Callable[[str], int]:

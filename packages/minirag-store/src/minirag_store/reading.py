@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import (
+    FIRST_CHUNK_INDEX,
     NEIGHBORS,
     check_chunk_index,
+    check_from_chunk,
     check_neighbors,
     one_document,
 )
@@ -84,29 +86,58 @@ def read_neighbors(
     return {"source": source, "chunks": [_chunk(r) for r in rows]}
 
 
-def read_source(index: Index, source: str | None, *, file_path: str | None = None) -> ReadResult:
-    """The whole document reconstructed as markdown, section by section."""
-    from minirag_chunker import reconstruct_document, reconstruct_section
+def read_source(
+    index: Index,
+    source: str | None,
+    *,
+    file_path: str | None = None,
+    from_chunk: int = FIRST_CHUNK_INDEX,
+) -> ReadResult:
+    """The document reconstructed as markdown, section by section, from chunk
+    ``from_chunk`` on, as far as RAG_MAX_RESPONSE_TOKENS allows (:mod:`minirag_store.budget`:
+    ``nextChunk`` says where the rest starts)."""
+    from minirag_store.budget import fit_read
 
     source = document_source(index, source, file_path)
+    from_chunk = check_from_chunk(from_chunk)
     rows = index.table().source_chunks(source)
     if not rows:
         raise _not_found(source)
+    if from_chunk >= len(rows):
+        raise NotFoundError(
+            f"{source!r} has chunks 0..{len(rows) - 1}; fromChunk {from_chunk} does not exist"
+        )
+    first = rows[0]
+    base: ReadResult = {
+        "source": source,
+        "sourceType": first["source_type"],
+        "title": first["title"],
+        "chunkCount": len(rows),
+        "text": "",
+        "displayPath": display_path(index.config, source, first["source_type"]),
+    }
+    rows = rows[from_chunk:]
+    bodies = [r["text"][r["body_start"] :] for r in rows]
+    return fit_read(
+        base,
+        lambda stop: _markdown(rows[: stop - from_chunk]),
+        bodies,
+        first=from_chunk,
+        budget=index.config.max_response_tokens,
+        count=index.token_counter(),
+    )
+
+
+def _markdown(rows: list[dict[str, Any]]) -> str:
+    """The markdown of consecutive chunks: their bodies, sections joined as a document."""
+    from minirag_chunker import reconstruct_document, reconstruct_section
+
     sections: dict[str, list[tuple[str, int]]] = {}
     for row in rows:  # ordered by chunk_index, so sections come in document order
         sections.setdefault(row["parent_id"] or f"#{row['chunk_index']}", []).append(
             (row["text"], row["body_start"])
         )
-    text = reconstruct_document(reconstruct_section(pieces) for pieces in sections.values())
-    first = rows[0]
-    return {
-        "source": source,
-        "sourceType": first["source_type"],
-        "title": first["title"],
-        "chunkCount": len(rows),
-        "text": text,
-        "displayPath": display_path(index.config, source, first["source_type"]),
-    }
+    return reconstruct_document(reconstruct_section(pieces) for pieces in sections.values())
 
 
 def delete_source(

@@ -27,11 +27,13 @@ __all__ = [
     "ListResult",
     "NeighborsResult",
     "QueryResult",
+    "QueryTrimmed",
     "ReadResult",
     "SearchHit",
     "SourceSummary",
     "StatusResult",
     "SyncStarted",
+    "TrimmedHit",
 ]
 
 JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
@@ -62,13 +64,33 @@ class SourceSummary(TypedDict):
     displayPath: str  # path relative to its root (files) or the id itself (data/url)
 
 
+class TrimmedHit(TypedDict):
+    """A hit left out to fit RAG_MAX_RESPONSE_TOKENS; read_chunk_neighbors reads it."""
+
+    source: str
+    chunkIndex: int
+
+
+class QueryTrimmed(TypedDict):
+    """What a query answer left out to stay within RAG_MAX_RESPONSE_TOKENS (budget.py)."""
+
+    maxTokens: int  # the budget it was fitted to
+    parents: list[str]  # parentIds of hits in `results` whose section was left out
+    hits: list[TrimmedHit]  # the lowest-ranked hits left out, in rank order (the first 20)
+    hitsLeftOut: int  # how many hits were left out (all of them, named or not)
+    hitTextCut: bool  # the top hit's text was cut: even it alone did not fit
+
+
 class QueryResult(TypedDict):
     """``query_documents`` / ``minirag-cli query``."""
 
     results: list[SearchHit]
-    sources: list[SourceSummary]
+    sources: list[SourceSummary]  # the sources of the hits in `results`
     parents: dict[str, str]  # parentId -> reconstructed section text
-    notice: NotRequired[str]  # why nothing came back, when nothing could (empty index/scope)
+    # why nothing came back, when nothing could (empty index/scope); or what `trimmed` left
+    # out and how to read it
+    notice: NotRequired[str]
+    trimmed: NotRequired[QueryTrimmed]  # only when the answer had to be trimmed
 
 
 class ChunkDict(TypedDict):
@@ -89,14 +111,19 @@ class NeighborsResult(TypedDict):
 
 
 class ReadResult(TypedDict):
-    """``read_file``: a whole source reconstructed as markdown (no repeated breadcrumbs)."""
+    """``read_file``: a whole source reconstructed as markdown (no repeated breadcrumbs),
+    from ``fromChunk`` on; as much of it as fits RAG_MAX_RESPONSE_TOKENS."""
 
     source: str
     sourceType: SourceType
     title: str
-    chunkCount: int
+    chunkCount: int  # of the whole document
     text: str
     displayPath: str
+    # The text stops before this chunk (RAG_MAX_RESPONSE_TOKENS): read_file with
+    # fromChunk=nextChunk returns what follows. Absent when the text reaches the end.
+    nextChunk: NotRequired[int]
+    notice: NotRequired[str]  # what was left out and how to read it
 
 
 class IngestResult(TypedDict):
@@ -203,6 +230,7 @@ class StatusResult(TypedDict, total=False):
     maxDistance: float | None
     maxFiles: int | None
     maxFileSize: int
+    maxResponseTokens: int  # RAG_MAX_RESPONSE_TOKENS
     chunkScheme: int
     chunkCount: int
     sourceCount: int

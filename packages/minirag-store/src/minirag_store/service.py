@@ -12,13 +12,14 @@ blocking and thread-safe; an async shell runs them in a worker thread.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_store.arguments import NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError, IndexMismatchError
 from minirag_store.results import (
@@ -40,6 +41,13 @@ if TYPE_CHECKING:
     from minirag_store.table import ChunkTable
 
 __all__ = ["Index", "Progress", "ProgressCallback", "version"]
+
+log = logging.getLogger(__name__)
+
+
+def _utf8_bytes(text: str) -> int:
+    """A stand-in token count: the text's UTF-8 size (at least its token count)."""
+    return len(text.encode("utf-8"))
 
 
 def version() -> str:
@@ -105,6 +113,8 @@ class Index:
         self._lock = threading.RLock()
         self._model_lock = threading.Lock()  # held while the model loads (seconds)
         self._embedder_obj = embedder
+        self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
+        self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
@@ -161,13 +171,45 @@ class Index:
             if self._embedder_obj is None:
                 from minirag_store.embedding import Embedder
 
-                embedder = Embedder.from_config(config)
+                embedder = Embedder.from_config(config, counter=self._counter_obj)
                 with self._lock:
                     table = self._table_obj
                 if table is not None:
                     _check_dims(table, embedder)
                 self._embedder_obj = embedder
             return self._embedder_obj
+
+    def token_counter(self) -> Callable[[str], int]:
+        """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
+        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session.
+
+        Never loads the model: when the tokenizer file is not on disk yet (a model not
+        downloaded), answers are counted in UTF-8 bytes, with one warning. A token covers
+        at least one byte in the tokenizers of the models minirag knows, so that
+        over-counts: an answer only comes back shorter.
+        """
+        config = self.config
+        with self._lock:
+            if self._embedder_obj is not None:
+                return self._embedder_obj.count_tokens
+            if self._counter_obj is not None:
+                return self._counter_obj
+        from minirag_store.embedding import tokenizer_counter
+
+        counter = tokenizer_counter(config)
+        with self._lock:
+            if counter is None:
+                if not self._bytes_warned:
+                    self._bytes_warned = True
+                    log.warning(
+                        "No tokenizer.json of %s on disk yet: RAG_MAX_RESPONSE_TOKENS counts "
+                        "UTF-8 bytes until the model is loaded (answers come back shorter)",
+                        config.model_name,
+                    )
+                return _utf8_bytes
+            if self._counter_obj is None:
+                self._counter_obj = counter
+            return self._counter_obj
 
     def table(self) -> ChunkTable:
         """The LanceDB chunk table, opened (or created) on first use (exactly once).
@@ -304,6 +346,9 @@ class Index:
         ``ask_server``: first ask a running server for this same configuration (the CLI
         does; see :mod:`minirag_store.peer`), which has the index and model warm; when
         there is none, or it does not answer, search here.
+
+        The answer fits RAG_MAX_RESPONSE_TOKENS (:func:`minirag_store.budget.fit_query`;
+        a server's answer was fitted there, to the same setting).
         """
         self._check()
         if ask_server:
@@ -312,9 +357,11 @@ class Index:
             answer = ask(self.config, query, top_k, scope)
             if answer is not None:
                 return answer
+        from minirag_store.budget import fit_query
         from minirag_store.search import run_query
 
-        return run_query(self, query, top_k=top_k, scope=scope)
+        result = run_query(self, query, top_k=top_k, scope=scope)
+        return fit_query(result, self.config.max_response_tokens, self.token_counter())
 
     def read_chunk_neighbors(
         self,
@@ -332,12 +379,20 @@ class Index:
 
         return read_neighbors(self, source, chunk_index, before, after, file_path=file_path)
 
-    def read_file(self, source: str | None = None, *, file_path: str | None = None) -> ReadResult:
-        """A whole document (by ``source`` or ``file_path``, exactly one) as markdown."""
+    def read_file(
+        self,
+        source: str | None = None,
+        *,
+        file_path: str | None = None,
+        from_chunk: int = FIRST_CHUNK_INDEX,
+    ) -> ReadResult:
+        """A document (by ``source`` or ``file_path``, exactly one) as markdown, from chunk
+        ``from_chunk`` on, as much as fits RAG_MAX_RESPONSE_TOKENS (``nextChunk`` says
+        where to read on)."""
         self._check()
         from minirag_store.reading import read_source
 
-        return read_source(self, source, file_path=file_path)
+        return read_source(self, source, file_path=file_path, from_chunk=from_chunk)
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""

@@ -52,6 +52,7 @@ def _config_fields(config: Config) -> StatusResult:
         "maxDistance": config.max_distance,
         "maxFiles": config.max_files,
         "maxFileSize": config.max_file_size,
+        "maxResponseTokens": config.max_response_tokens,
         "ocrLang": config.ocr_lang,
         "chunkScheme": SCHEME_VERSION,
     }

@@ -1,0 +1,95 @@
+"""RAG_MAX_RESPONSE_TOKENS in the CLI: the store's trimmed answers, a warning that says
+what was left out, and a ``read`` a person can page through with ``--from-chunk``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+MANUAL = "# Field manual\n\n" + "\n\n".join(
+    f"## Procedure {n}\n\n"
+    + " ".join(f"Step {n}.{k}: check valve {n * 10 + k} and log its pressure." for k in range(6))
+    for n in range(40)
+)
+
+
+def area(n: int) -> str:
+    """One ~1,200-character section: a long parent for every hit in it."""
+    sentences = [
+        f"Area {n} coolant inspection found pump {n}{k} within limits after the flush. "
+        f"The inspector logged valve {n}{k} pressure and the gasket wear of line {n}{k}."
+        for k in range(6)
+    ]
+    return f"# Area {n} coolant inspection\n\n" + " ".join(sentences) + "\n"
+
+
+@pytest.fixture
+def indexed(invoke, tmp_path: Path):
+    """A root with a long manual and long-section documents, ingested through the CLI;
+    returns ``(root, flags)`` with a 1,000-token budget in the env of each run."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "manual.md").write_text(MANUAL, encoding="utf-8")
+    for n in range(6):
+        (root / f"area{n}.md").write_text(area(n), encoding="utf-8")
+    flags = ["--base-dir", str(root), "--db-path", str(tmp_path / "index")]
+    ran = invoke("ingest", str(root), *flags)
+    assert ran.code == 0, ran.stderr
+    return root, flags
+
+
+BUDGET = {"RAG_MAX_RESPONSE_TOKENS": "1000"}
+
+
+def test_query_warns_what_was_trimmed(invoke, indexed):
+    _, flags = indexed
+    query = ("query", "coolant inspection pump valve pressure", *flags)
+    ran = invoke(*query, env=BUDGET)
+    assert ran.code == 0, ran.stderr
+    assert ran.stdout.startswith("1. area")
+    assert "warn: Trimmed to fit RAG_MAX_RESPONSE_TOKENS (1000)" in ran.stderr
+    data = invoke(*query, "--json", env=BUDGET).json()
+    assert data["trimmed"]["maxTokens"] == 1000 and data["trimmed"]["parents"]
+    roomy = invoke(*query, "--json").json()  # the default budget holds it all
+    assert "trimmed" not in roomy and len(roomy["parents"]) > len(data["parents"])
+
+
+def test_read_pages_with_from_chunk(invoke, indexed):
+    root, flags = indexed
+    args = ["read", str(root / "manual.md"), *flags]
+    texts: list[str] = []
+    ran = invoke(*args, env=BUDGET)
+    while True:
+        assert ran.code == 0, ran.stderr
+        texts.append(ran.stdout)
+        found = re.search(r"--from-chunk (\d+)$", ran.stderr.strip())
+        if found is None:
+            break
+        assert f"fromChunk={found.group(1)}" in ran.stderr  # the store's notice, too
+        ran = invoke(*args, "--from-chunk", found.group(1), env=BUDGET)
+        assert len(texts) < 100
+    assert len(texts) > 2 and ran.stderr == ""
+    assert "".join("".join(texts).split()) == "".join(MANUAL.split())
+    whole = invoke(*args)  # the default budget holds the whole manual
+    assert whole.code == 0 and whole.stderr == ""
+    assert "".join(whole.stdout.split()) == "".join(MANUAL.split())
+
+
+def test_read_from_a_chunk_past_the_end_is_refused(invoke, indexed):
+    root, flags = indexed
+    ran = invoke("read", str(root / "manual.md"), "--from-chunk", "100000", *flags)
+    assert ran.code == 1 and "fromChunk 100000 does not exist" in ran.stderr
+
+
+def test_a_bad_budget_fails_commands_but_status_answers(run_cli, tmp_path: Path):
+    env = {"RAG_MAX_RESPONSE_TOKENS": "-5", "BASE_DIR": str(tmp_path)}
+    ran = run_cli("query", "anything", env=env)
+    assert ran.code == 1
+    assert ran.stderr.strip() == (
+        "error: Configuration error: RAG_MAX_RESPONSE_TOKENS must be at least 1000, got -5"
+    )
+    status = run_cli("status", "--json", env=env)
+    assert status.code == 0
+    assert status.json()["configError"] == "RAG_MAX_RESPONSE_TOKENS must be at least 1000, got -5"

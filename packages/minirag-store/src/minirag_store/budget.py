@@ -1,0 +1,289 @@
+"""Answers that fit the client: ``query`` and ``read_file`` within RAG_MAX_RESPONSE_TOKENS.
+
+MCP clients cap what a tool may return (Claude Code warns past 10,000 tokens and cuts at
+25,000), and a cut answer loses its end without saying so. So an answer is measured as
+the client gets it: the JSON the MCP tool returns (compact, non-ASCII kept as is, which is
+how fastmcp serialises it), counted with the embedding model's tokenizer. When it is over:
+
+* a query answer loses parent sections first (those of the lowest-ranked hits first),
+  then its lowest-ranked hits, never the top one; when even the top hit alone does not
+  fit, its text is cut. ``trimmed`` names what was left out, ``notice`` says how to read it;
+* ``read_file`` returns the document's first chunks that fit, and ``nextChunk`` (with the
+  ``notice``) says where to continue: ``read_file`` with ``fromChunk=nextChunk``.
+
+Counting a whole answer costs ~0.3 ms per KB of JSON (3.4 ms for an 11 KB answer of 8
+hits with their sections: test model, 2-core build machine; every query pays one count),
+so a fit is estimated from each part's own count, then checked on the whole answer (which
+is what is promised) and, for a query, narrowed by bisection: a few whole counts, not one
+per candidate. Pure: no LanceDB, no model; the caller passes the counter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from minirag_store.results import (
+    QueryResult,
+    QueryTrimmed,
+    ReadResult,
+    SearchHit,
+    SourceSummary,
+    TrimmedHit,
+)
+
+__all__ = ["NAMED_HITS", "Counter", "fit_query", "fit_read", "response_json", "response_tokens"]
+
+Counter = Callable[[str], int]
+
+#: Hits left out that ``trimmed.hits`` names (the highest-ranked of them); the rest are
+#: only counted. Naming costs ~40 tokens a hit (its source path), so at topK 100 naming
+#: all would crowd out the hits kept; a caller past 20 asks again with a smaller topK.
+NAMED_HITS = 20
+
+
+def response_json(result: Mapping[str, Any]) -> str:
+    """``result`` as the MCP tool's text content carries it: compact JSON, non-ASCII kept."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def response_tokens(result: Mapping[str, Any], count: Counter) -> int:
+    """What ``result`` costs a client, in the model's tokens."""
+    return count(response_json(result))
+
+
+def _string_tokens(text: str, count: Counter) -> int:
+    """What ``text`` costs inside a JSON string (escapes included)."""
+    return count(json.dumps(text, ensure_ascii=False)[1:-1])
+
+
+# ------------------------------------------------------------------------------ query
+def _plan(result: QueryResult) -> list[tuple[str, Any]]:
+    """The order things are left out in: parent sections, those whose best hit ranks
+    lowest first; then hits from the lowest up, never the top one."""
+    hits = result["results"]
+    best: dict[str, int] = {}
+    for rank, hit in enumerate(hits):
+        parent = hit["parentId"]
+        if parent is not None and parent in result["parents"]:
+            best.setdefault(parent, rank)
+    parents = sorted(best, key=lambda p: best[p], reverse=True)
+    return [("parent", p) for p in parents] + [("hit", i) for i in range(len(hits) - 1, 0, -1)]
+
+
+def _query_notice(trimmed: QueryTrimmed) -> str:
+    left: list[str] = []
+    if n := len(trimmed["parents"]):
+        left.append(f"{n} parent section{'s' if n != 1 else ''} of hits shown (trimmed.parents)")
+    if n := trimmed["hitsLeftOut"]:
+        named = "trimmed.hits" if n <= NAMED_HITS else f"trimmed.hits names the first {NAMED_HITS}"
+        left.append(f"the {n} lowest-ranked hit{'s' if n != 1 else ''} ({named})")
+    if trimmed["hitTextCut"]:
+        left.append("the end of the top hit's text")
+    return (
+        f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out "
+        f"{', '.join(left)}. read_chunk_neighbors with a hit's source and chunkIndex reads "
+        "it whole with the text around it (before/after for more), a left-out hit too; "
+        "read_file reads a whole document; a smaller topK or a scope asks for less."
+    )
+
+
+def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[SourceSummary]:
+    """The source summaries of the hits kept, their hit counts recounted."""
+    counts: dict[str, int] = {}
+    for hit in kept:
+        counts[hit["source"]] = counts.get(hit["source"], 0) + 1
+    return [
+        SourceSummary(
+            source=s["source"],
+            title=s["title"],
+            hits=counts[s["source"]],
+            displayPath=s["displayPath"],
+        )
+        for s in before
+        if s["source"] in counts
+    ]
+
+
+def _trimmed_query(
+    result: QueryResult, plan: list[tuple[str, Any]], steps: int, budget: int
+) -> QueryResult:
+    """``result`` with the first ``steps`` of ``plan`` left out, saying so."""
+    taken = plan[:steps]
+    gone = {key for kind, key in taken if kind == "parent"}
+    dropped = sorted(key for kind, key in taken if kind == "hit")
+    hits = result["results"]
+    left_out = set(dropped)
+    kept = [h for i, h in enumerate(hits) if i not in left_out]
+    # Only the parents of hits still shown are worth naming; in the order of those hits.
+    orphans = [h["parentId"] for h in kept if h["parentId"] in gone]
+    trimmed: QueryTrimmed = {
+        "maxTokens": budget,
+        "parents": list(dict.fromkeys(p for p in orphans if p is not None)),
+        "hits": [
+            TrimmedHit(source=hits[i]["source"], chunkIndex=hits[i]["chunkIndex"])
+            for i in dropped[:NAMED_HITS]
+        ],
+        "hitsLeftOut": len(dropped),
+        "hitTextCut": False,
+    }
+    out: QueryResult = {
+        "results": kept,
+        "sources": _sources(kept, result["sources"]),
+        "parents": {p: t for p, t in result["parents"].items() if p not in gone},
+    }
+    out["notice"] = _query_notice(trimmed)
+    out["trimmed"] = trimmed
+    return out
+
+
+def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter) -> list[int]:
+    """Roughly what leaving out each step saves: its own text's tokens, and for a hit,
+    its source's summary when it is the source's best hit (the entry goes with it)."""
+    summaries = {s["source"]: s for s in result["sources"]}
+    best: dict[str, int] = {}
+    for rank, hit in enumerate(result["results"]):
+        best.setdefault(hit["source"], rank)
+    costs = []
+    for kind, key in plan:
+        if kind == "parent":
+            costs.append(_string_tokens(result["parents"][key], count) + count(key))
+            continue
+        hit = result["results"][key]
+        cost = response_tokens(hit, count)
+        if best[hit["source"]] == key and hit["source"] in summaries:
+            cost += response_tokens(summaries[hit["source"]], count)
+        costs.append(cost)
+    return costs
+
+
+def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
+    """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
+    (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
+
+    The fewest steps of the plan that fit: estimated from each step's own count, checked
+    on the whole answer, then narrowed by bisection between the largest number of steps
+    found too few and the smallest found enough.
+    """
+    excess = response_tokens(result, count) - budget
+    if excess <= 0 or not result["results"]:
+        return result
+    plan = _plan(result)
+    costs = _step_costs(result, plan, count)
+    too_few, steps, saved = 0, 0, 0
+    while True:
+        while steps < len(plan) and saved < excess:
+            saved += costs[steps]
+            steps += 1
+        candidate = _trimmed_query(result, plan, steps, budget)
+        over = response_tokens(candidate, count) - budget
+        if over <= 0:
+            break
+        if steps == len(plan):
+            return _cut_top_hit(candidate, budget, count)
+        too_few = steps
+        excess = saved + over  # the estimate fell short by ``over``: save that much more
+    while steps - too_few > 1:
+        middle = (too_few + steps) // 2
+        trial = _trimmed_query(result, plan, middle, budget)
+        if response_tokens(trial, count) <= budget:
+            steps, candidate = middle, trial
+        else:
+            too_few = middle
+    return candidate
+
+
+def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResult:
+    """The top hit alone, its text cut to fit (or emptied, when even its fields do not)."""
+    top = result["results"][0]
+    trimmed: QueryTrimmed = {**result["trimmed"], "hitTextCut": True}  # type: ignore[typeddict-item]
+
+    def build(text: str) -> QueryResult:
+        return {
+            **result,
+            "results": [{**top, "text": text}],
+            "notice": _query_notice(trimmed),
+            "trimmed": trimmed,
+        }
+
+    text = _longest_prefix(top["text"], lambda t: response_tokens(build(t), count) <= budget)
+    return build(text)
+
+
+def _longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
+    """The longest prefix of ``text`` that ``fits``, cut after whitespace when it can be
+    (bisection over characters: a dozen counts of a short answer)."""
+    lo, hi = 0, len(text)  # text[:lo] fits (or lo == 0); nothing longer than hi does
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(text[:mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    space = text.rfind(" ", 0, lo)  # a shorter prefix of one that fits: it fits too
+    return text[: space + 1] if space > lo // 2 else text[:lo]
+
+
+# ------------------------------------------------------------------------------- read
+def _read_notice(result: ReadResult, first: int, stop: int, budget: int, cut: bool) -> str:
+    shown = f"chunk {first}" if stop - first == 1 else f"chunks {first}-{stop - 1}"
+    text = (
+        f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({budget}): the text holds {shown} of "
+        f"chunks 0-{result['chunkCount'] - 1}."
+    )
+    if stop < result["chunkCount"]:
+        text += f" Read on with read_file and fromChunk={stop} (nextChunk)."
+    if cut:
+        text += (
+            f" Chunk {first} alone did not fit and its text was cut: read_chunk_neighbors "
+            f"with chunkIndex={first}, before=0, after=0 returns it whole."
+        )
+    return text
+
+
+def fit_read(
+    base: ReadResult,
+    text_of: Callable[[int], str],
+    bodies: Sequence[str],
+    *,
+    first: int,
+    budget: int,
+    count: Counter,
+) -> ReadResult:
+    """The read answer holding as many chunks from ``first`` on as fit ``budget``.
+
+    ``bodies[i]`` is chunk ``first + i``'s own text; ``text_of(stop)`` is the markdown of
+    chunks ``first .. stop - 1``. When not all fit, ``nextChunk`` and ``notice`` say
+    where the rest starts; at least one chunk is returned, cut if need be.
+    """
+    end = first + len(bodies)
+
+    def page(stop: int, text: str | None = None, cut: bool = False) -> ReadResult:
+        out: ReadResult = {**base, "text": text_of(stop) if text is None else text}
+        if stop < end:
+            out["nextChunk"] = stop
+        if stop < end or cut:
+            out["notice"] = _read_notice(base, first, stop, budget, cut)
+        return out
+
+    whole = page(end)
+    if response_tokens(whole, count) <= budget:
+        return whole
+    room = budget - response_tokens(page(first + 1, ""), count)
+    stop, used = first, 0
+    while stop < end:
+        used += _string_tokens(bodies[stop - first], count)
+        if used > room:
+            break
+        stop += 1
+    while stop > first:
+        candidate = page(stop)
+        if response_tokens(candidate, count) <= budget:
+            return candidate
+        stop -= 1
+    stop = first + 1
+    text = _longest_prefix(
+        text_of(stop), lambda t: response_tokens(page(stop, t, cut=True), count) <= budget
+    )
+    return page(stop, text, cut=True)

@@ -1,0 +1,216 @@
+"""RAG_MAX_RESPONSE_TOKENS: query and read_file answers fit it, and say what they left out.
+
+Sizes are measured here independently of the store: the compact JSON an MCP client gets,
+counted with the model's own tokenizer (the ``token_counter`` fixture).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from minirag_store import Index
+from minirag_store.budget import NAMED_HITS
+from minirag_store.errors import InvalidArgumentError, NotFoundError
+
+QUERY = "backups restore verified nightly, queue depth alerts and monitoring"
+
+
+def size(result, count) -> int:
+    """Tokens the client gets: compact JSON, non-ASCII as is."""
+    return count(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+
+
+def squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def untrimmed(with_config):
+    """The query's answer with a budget it fits in easily."""
+    result = with_config(max_response_tokens=10**7).query(QUERY, top_k=8)
+    assert len(result["results"]) == 8 and len(result["parents"]) >= 3
+    return result
+
+
+def test_an_answer_that_fits_is_unchanged(with_config, untrimmed, corpus_index, token_counter):
+    default = with_config().query(QUERY, top_k=8)  # the default budget, 6,000
+    assert size(untrimmed, token_counter) < default_budget(corpus_index)
+    assert default == untrimmed
+    assert "trimmed" not in default and "notice" not in default
+
+
+def default_budget(corpus_index) -> int:
+    index, _ = corpus_index
+    return index.config.max_response_tokens
+
+
+def _area(n: int) -> str:
+    sentences = [
+        f"Area {n} coolant inspection found pump {n}{k} within limits after the flush. "
+        f"The inspector logged valve {n}{k} pressure and the gasket wear of line {n}{k}."
+        for k in range(6)
+    ]
+    return f"# Area {n} coolant inspection\n\n" + " ".join(sentences) + "\n"
+
+
+@pytest.fixture
+def areas_index(make_index, docs_root, write_docs):
+    """An index whose hits have long parent sections (one ~1,200-character section each)."""
+    index = make_index()
+    write_docs(index, docs_root, {f"areas/area{n}.md": _area(n) for n in range(6)})
+    return index
+
+
+def budgeted(index: Index, budget: int) -> Index:
+    """The same index and model with another RAG_MAX_RESPONSE_TOKENS."""
+    config = replace(index.config, max_response_tokens=budget)
+    return Index(config, embedder=index.embedder(), table=index.table())
+
+
+def test_parents_go_first_lowest_ranked_first(areas_index, token_counter):
+    query = "coolant inspection pump flush valve pressure"
+    untrimmed = budgeted(areas_index, 10**7).query(query, top_k=8)
+    parents = untrimmed["parents"]
+    assert len(parents) >= 3 and len(untrimmed["results"]) == 8
+    biggest = max(token_counter(text) for text in parents.values())
+    budget = size(untrimmed, token_counter) - biggest // 2  # a parent or two must go
+    result = budgeted(areas_index, budget).query(query, top_k=8)
+
+    assert size(result, token_counter) <= budget
+    trimmed = result["trimmed"]
+    assert trimmed["maxTokens"] == budget and not trimmed["hitTextCut"]
+    assert trimmed["hits"] == [] and trimmed["hitsLeftOut"] == 0
+    assert result["results"] == untrimmed["results"]  # every hit kept, in order
+    assert trimmed["parents"] and result["parents"]
+    assert set(trimmed["parents"]) | set(result["parents"]) == set(parents)
+    assert all(result["parents"][p] == parents[p] for p in result["parents"])
+    # The parents left out are those of the lowest-ranked hits.
+    best = {}
+    for rank, hit in enumerate(untrimmed["results"]):
+        best.setdefault(hit["parentId"], rank)
+    assert min(best[p] for p in trimmed["parents"]) > max(best[p] for p in result["parents"])
+    assert "RAG_MAX_RESPONSE_TOKENS" in result["notice"]
+    assert "parent section" in result["notice"] and "read_chunk_neighbors" in result["notice"]
+
+
+def test_then_the_lowest_ranked_hits_never_the_top_one(
+    with_config, untrimmed, corpus_index, token_counter
+):
+    index, _ = corpus_index
+    no_parents = {**untrimmed, "parents": {}, "results": untrimmed["results"][:3]}
+    budget = max(1000, size(no_parents, token_counter) + 150)
+    result = with_config(max_response_tokens=budget).query(QUERY, top_k=8)
+
+    assert size(result, token_counter) <= budget
+    assert result["parents"] == {}
+    trimmed = result["trimmed"]
+    kept, hits = result["results"], untrimmed["results"]
+    assert 1 <= len(kept) < len(hits)
+    assert kept == hits[: len(kept)]  # the top hit first, ranks unchanged
+    left_out = [{"source": h["source"], "chunkIndex": h["chunkIndex"]} for h in hits[len(kept) :]]
+    assert trimmed["hits"] == left_out and trimmed["hitsLeftOut"] == len(left_out)
+    assert set(trimmed["parents"]) == {h["parentId"] for h in kept}  # those still shown
+    assert {s["source"] for s in result["sources"]} == {h["source"] for h in kept}
+    assert sum(s["hits"] for s in result["sources"]) == len(kept)
+    assert "lowest-ranked" in result["notice"]
+    # What the notice points at really returns a left-out hit.
+    gone = trimmed["hits"][-1]
+    read = index.read_chunk_neighbors(gone["source"], gone["chunkIndex"], before=0, after=0)
+    assert read["chunks"][0]["text"] == hits[-1]["text"]
+
+
+def test_a_hundred_hits_keep_as_many_as_fit(corpus_index, token_counter):
+    index, _ = corpus_index
+    result = index.query("heavy rain report", top_k=100)  # the default budget
+    assert size(result, token_counter) <= index.config.max_response_tokens
+    trimmed = result["trimmed"]
+    kept = result["results"]
+    assert not trimmed["hitTextCut"] and len(kept) >= 10 and all(h["text"] for h in kept)
+    assert len(kept) + trimmed["hitsLeftOut"] == 100
+    assert len(trimmed["hits"]) == min(NAMED_HITS, trimmed["hitsLeftOut"])
+    assert f"the {trimmed['hitsLeftOut']} lowest-ranked hits" in result["notice"]
+
+
+def test_a_top_hit_too_long_alone_is_cut_and_says_so(
+    make_index, docs_root, write_docs, token_counter
+):
+    # Link targets cost nothing in a chunk's budget (readable text), so one chunk's
+    # markdown can be far longer than the 1,000-token response budget.
+    links = " ".join(
+        f"[zebra{i}](https://example.com/a/very/long/path/segment/{i}/with/more/"
+        f"folders/below/it/and/a/long-page-name-{i}-index.html?from=links&page={i})"
+        for i in range(60)
+    )
+    index = make_index(RAG_MAX_RESPONSE_TOKENS="1000")
+    write_docs(index, docs_root, {"links.md": f"{links}\n"})
+    result = index.query("zebra12 zebra13", top_k=3)
+
+    assert size(result, token_counter) <= 1000
+    trimmed = result["trimmed"]
+    assert trimmed["hitTextCut"] is True and len(result["results"]) == 1
+    top = result["results"][0]
+    whole = index.read_chunk_neighbors(top["source"], top["chunkIndex"], before=0, after=0)
+    full_text = whole["chunks"][0]["text"]
+    assert len(top["text"]) < len(full_text) and full_text.startswith(top["text"])
+    assert "top hit" in result["notice"]
+
+
+LONG_DOC = "# Field manual\n\n" + "\n\n".join(
+    f"## Procedure {n}\n\n"
+    + " ".join(f"Step {n}.{k}: check valve {n * 10 + k} and log its pressure." for k in range(6))
+    for n in range(60)
+)
+
+
+@pytest.fixture
+def long_doc_index(make_index, docs_root, write_docs):
+    index = make_index(RAG_MAX_RESPONSE_TOKENS="1000")
+    write_docs(index, docs_root, {"manual.md": LONG_DOC})
+    return index, str(docs_root / "manual.md")
+
+
+def test_read_file_pages_through_a_long_document(long_doc_index, token_counter):
+    index, path = long_doc_index
+    whole = Index(
+        replace(index.config, max_response_tokens=10**7),
+        embedder=index.embedder(),
+        table=index.table(),
+    ).read_file(file_path=path)
+    assert "nextChunk" not in whole and "notice" not in whole
+    assert squeeze(whole["text"]) == squeeze(LONG_DOC)
+
+    pages = [index.read_file(file_path=path)]
+    while "nextChunk" in pages[-1]:
+        assert f"fromChunk={pages[-1]['nextChunk']}" in pages[-1]["notice"]
+        pages.append(index.read_file(file_path=path, from_chunk=pages[-1]["nextChunk"]))
+        assert len(pages) < 100
+    assert len(pages) > 2
+    for page in pages:
+        assert size(page, token_counter) <= 1000
+        assert page["chunkCount"] == whole["chunkCount"] and page["title"] == whole["title"]
+    assert "notice" not in pages[-1]
+    # Following the notices gives back the whole document, in order, nothing twice.
+    assert squeeze("".join(p["text"] for p in pages)) == squeeze(whole["text"])
+
+
+def test_read_file_refuses_a_start_outside_the_document(long_doc_index):
+    index, path = long_doc_index
+    count = index.read_file(file_path=path)["chunkCount"]
+    with pytest.raises(NotFoundError, match=f"fromChunk {count} does not exist"):
+        index.read_file(file_path=path, from_chunk=count)
+    with pytest.raises(InvalidArgumentError, match="fromChunk must be at least 0"):
+        index.read_file(file_path=path, from_chunk=-1)
+
+
+def test_a_bad_budget_is_a_config_error_status_still_answers(make_index):
+    index = make_index(RAG_MAX_RESPONSE_TOKENS="lots")
+    status = index.status()
+    assert "RAG_MAX_RESPONSE_TOKENS must be a whole number" in status["configError"]
+    with pytest.raises(Exception, match="RAG_MAX_RESPONSE_TOKENS"):
+        index.query("anything")
+
+
+def test_status_reports_the_budget(make_index):
+    assert make_index(RAG_MAX_RESPONSE_TOKENS="7000").status()["maxResponseTokens"] == 7000
