@@ -7,22 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from minirag_testkit.documents import coolant_area, field_manual
 
-MANUAL = "# Field manual\n\n" + "\n\n".join(
-    f"## Procedure {n}\n\n"
-    + " ".join(f"Step {n}.{k}: check valve {n * 10 + k} and log its pressure." for k in range(6))
-    for n in range(40)
-)
-
-
-def area(n: int) -> str:
-    """One ~1,200-character section: a long parent for every hit in it."""
-    sentences = [
-        f"Area {n} coolant inspection found pump {n}{k} within limits after the flush. "
-        f"The inspector logged valve {n}{k} pressure and the gasket wear of line {n}{k}."
-        for k in range(6)
-    ]
-    return f"# Area {n} coolant inspection\n\n" + " ".join(sentences) + "\n"
+MANUAL = field_manual(40)
 
 
 @pytest.fixture
@@ -33,7 +20,7 @@ def indexed(invoke, tmp_path: Path):
     root.mkdir()
     (root / "manual.md").write_text(MANUAL, encoding="utf-8")
     for n in range(6):
-        (root / f"area{n}.md").write_text(area(n), encoding="utf-8")
+        (root / f"area{n}.md").write_text(coolant_area(n), encoding="utf-8")
     flags = ["--base-dir", str(root), "--db-path", str(tmp_path / "index")]
     ran = invoke("ingest", str(root), *flags)
     assert ran.code == 0, ran.stderr

@@ -12,26 +12,13 @@ from fastmcp.client.transports import StdioTransport
 from mcp_testlib import child_env, console_script, structured
 from minirag_mcp.server import create_server
 from minirag_store import Index
+from minirag_testkit.documents import coolant_area, field_manual
 
 pytestmark = pytest.mark.anyio
 
 BUDGET = 1000
 
-MANUAL = "# Field manual\n\n" + "\n\n".join(
-    f"## Procedure {n}\n\n"
-    + " ".join(f"Step {n}.{k}: check valve {n * 10 + k} and log its pressure." for k in range(6))
-    for n in range(50)
-)
-
-
-def area(n: int) -> str:
-    """One ~1,200-character section: a long parent for every hit in it."""
-    sentences = [
-        f"Area {n} coolant inspection found pump {n}{k} within limits after the flush. "
-        f"The inspector logged valve {n}{k} pressure and the gasket wear of line {n}{k}."
-        for k in range(6)
-    ]
-    return f"# Area {n} coolant inspection\n\n" + " ".join(sentences) + "\n"
+MANUAL = field_manual(50)
 
 
 @pytest.fixture
@@ -41,7 +28,7 @@ async def env(corpus_env):
         f.write(MANUAL)
     for n in range(6):
         with open(f"{root}/area{n}.md", "w", encoding="utf-8") as f:
-            f.write(area(n))
+            f.write(coolant_area(n))
     index = Index.open(corpus_env)
     job = index.sync()
     index.close()

@@ -13,6 +13,7 @@ import pytest
 from minirag_store import Index
 from minirag_store.budget import NAMED_HITS
 from minirag_store.errors import InvalidArgumentError, NotFoundError
+from minirag_testkit.documents import coolant_area, field_manual
 
 QUERY = "backups restore verified nightly, queue depth alerts and monitoring"
 
@@ -46,20 +47,11 @@ def default_budget(corpus_index) -> int:
     return index.config.max_response_tokens
 
 
-def _area(n: int) -> str:
-    sentences = [
-        f"Area {n} coolant inspection found pump {n}{k} within limits after the flush. "
-        f"The inspector logged valve {n}{k} pressure and the gasket wear of line {n}{k}."
-        for k in range(6)
-    ]
-    return f"# Area {n} coolant inspection\n\n" + " ".join(sentences) + "\n"
-
-
 @pytest.fixture
 def areas_index(make_index, docs_root, write_docs):
     """An index whose hits have long parent sections (one ~1,200-character section each)."""
     index = make_index()
-    write_docs(index, docs_root, {f"areas/area{n}.md": _area(n) for n in range(6)})
+    write_docs(index, docs_root, {f"areas/area{n}.md": coolant_area(n) for n in range(6)})
     return index
 
 
@@ -157,11 +149,7 @@ def test_a_top_hit_too_long_alone_is_cut_and_says_so(
     assert "top hit" in result["notice"]
 
 
-LONG_DOC = "# Field manual\n\n" + "\n\n".join(
-    f"## Procedure {n}\n\n"
-    + " ".join(f"Step {n}.{k}: check valve {n * 10 + k} and log its pressure." for k in range(6))
-    for n in range(60)
-)
+LONG_DOC = field_manual(60)
 
 
 @pytest.fixture
