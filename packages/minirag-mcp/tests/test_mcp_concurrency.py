@@ -35,11 +35,11 @@ async def test_concurrent_first_calls_open_the_index_once(built_env, monkeypatch
     real_load, real_open = Embedder.from_config, ChunkTable.open
     real_open_existing = ChunkTable.open_existing
 
-    def counted_load(config):
+    def counted_load(config, **kwargs):
         loads.append(threading.get_ident())
         entered.set()
         release.wait(30)  # hold the first load open so the other calls pile up behind it
-        return real_load(config)
+        return real_load(config, **kwargs)
 
     def counted_open(*args, **kwargs):
         opens.append(threading.get_ident())
