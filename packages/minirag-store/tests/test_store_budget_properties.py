@@ -14,9 +14,12 @@ def count(text: str) -> int:
 
 
 def texts(shortest: int, longest: int):
-    """Texts of any length in the range (plain st.text keeps to short ones)."""
-    return st.integers(shortest, longest).flatmap(
-        lambda n: st.text(alphabet='ab "\\\nй', min_size=n, max_size=n)
+    """Texts of any length in the range: a drawn pattern (escapes and Cyrillic among its
+    characters) repeated to a drawn length. Drawing thousands of characters one by one
+    exceeds Hypothesis's entropy limit (its data_too_large health check)."""
+    patterns = st.text(alphabet='ab "\\\nй', min_size=1, max_size=24)
+    return st.tuples(patterns, st.integers(shortest, longest)).map(
+        lambda drawn: (drawn[0] * (drawn[1] // len(drawn[0]) + 1))[: drawn[1]]
     )
 
 
