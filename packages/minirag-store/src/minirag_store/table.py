@@ -148,6 +148,7 @@ class ChunkTable:
         self._snap: VectorSnapshot | None = None
         self._snap_lock = threading.Lock()
         self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
+        self._summary: IndexSummary | None = None  # the last one read, of its version
         self._keywords = KeywordSearcher(db_path, TABLE_NAME)
 
     @classmethod
@@ -324,8 +325,12 @@ class ChunkTable:
         when it describes that version, else read from the table (no vector or text)
         and written for the next process (see :mod:`minirag_store.summary`)."""
         version = self._fresh_version()
+        held = self._summary
+        if held is not None and held.version == version:
+            return held  # a sync asks several times: read and parse the file once
         cached = summary.load(self.db_path)
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
+            self._summary = cached
             return cached
         has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
         rows = self._rows(None, [*_META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
@@ -355,6 +360,7 @@ class ChunkTable:
             else 0,
         )
         summary.store(self.db_path, fresh, self._fresh_version)
+        self._summary = fresh
         return fresh
 
     def _fresh_version(self) -> int:
