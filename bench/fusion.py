@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from minirag_store import Index
 from minirag_store.config import FUSIONS
 from minirag_store.pipeline import Document, DocumentWriter
 from minirag_testkit import model_env
+from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FETCH_CHUNKS = 30  # chunk hits per query (topK): enough for 10 distinct documents
@@ -120,19 +120,6 @@ def xquad(work: Path, sentences: bool) -> Dataset:
     for qid in qrels:
         queries[SPLITS[int(qid, 16) % 2]][qid] = texts[qid]
     return Dataset("xquad-ru-sent" if sentences else "xquad-ru", index, queries, qrels)
-
-
-def ndcg10(ranked: list[str], rel: dict[str, int]) -> float:
-    """nDCG@10 with linear gain."""
-    dcg = sum(rel.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
-    ideal = sorted(rel.values(), reverse=True)[:10]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
-
-
-def doc_order(sources: Iterable[str]) -> list[str]:
-    """Document ids (file stems) in order of their first chunk hit."""
-    return list(dict.fromkeys(Path(s).stem for s in sources))
 
 
 def variant(index: Index, **changes) -> Index:

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from minirag_store import Index
@@ -55,7 +56,7 @@ def ndcg10(ranked: list[str], rel: dict[str, int]) -> float:
     return dcg / idcg if idcg else 0.0
 
 
-def doc_order(sources: list[str]) -> list[str]:
+def doc_order(sources: Iterable[str]) -> list[str]:
     """Document ids in order of their first chunk hit."""
     return list(dict.fromkeys(Path(s).stem for s in sources))
 
