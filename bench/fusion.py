@@ -34,7 +34,7 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_store.config import FUSIONS
-from minirag_store.pipeline import Document, DocumentWriter
+from minirag_store.index.writer import Document, DocumentWriter
 from minirag_testkit import model_env
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 

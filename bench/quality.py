@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from minirag_store import Index
-from minirag_store.parse_worker import file_digest
-from minirag_store.pipeline import Document, DocumentWriter
+from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.ingest.workers import file_digest
 from minirag_testkit import model_env
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
@@ -100,7 +100,7 @@ def side_costs(index: Index, docs: dict, sample: int = 1024) -> tuple[float, flo
     """CPU seconds of chunking all docs, and of keyword-normalising every chunk
     (extrapolated from ``sample`` chunks): the parts of ingest that are not embedding."""
     from minirag_chunker import chunk_markdown
-    from minirag_store.keyword_column import keyword_column
+    from minirag_store.index.keyword_column import keyword_column
 
     start = time.process_time()
     for d in docs.values():

@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from minirag_store import Index
-from minirag_store.table import ROW_FIELDS, TABLE_NAME, ChunkTable
+from minirag_store.index.schema import ROW_FIELDS, TABLE_NAME
+from minirag_store.index.table import ChunkTable
 from minirag_testkit import model_env
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"

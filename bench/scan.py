@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from minirag_store.config import load_config
-from minirag_store.scan import scan
+from minirag_store.ingest.scan import scan
 
 
 def build_tree(root: Path, files: int) -> None:

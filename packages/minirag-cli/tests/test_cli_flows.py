@@ -234,9 +234,9 @@ def test_ingest_per_file_failure_fails_the_run(invoke, fresh):
 
 
 def test_ingest_lists_the_first_errors_and_counts_the_rest(invoke, fresh, monkeypatch):
-    import minirag_store.jobs
+    import minirag_store.ingest.jobs
 
-    monkeypatch.setattr(minirag_store.jobs, "MAX_ERRORS", 1)
+    monkeypatch.setattr(minirag_store.ingest.jobs, "MAX_ERRORS", 1)
     for name in ("broken-1.pdf", "broken-2.pdf"):
         (fresh["root"] / name).write_bytes(b"%PDF-1.7\nthis is not really a pdf\n")
     ran = invoke("ingest", ".", *fresh["db"])

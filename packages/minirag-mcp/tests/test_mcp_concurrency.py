@@ -10,8 +10,8 @@ from fastmcp import Client
 from mcp_testlib import structured
 from minirag_mcp.server import create_server
 from minirag_store import Index
-from minirag_store.embedding import Embedder
-from minirag_store.table import ChunkTable
+from minirag_store.index.embedding import Embedder
+from minirag_store.index.table import ChunkTable
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from minirag_store.config import Config, load_config
-from minirag_store.convert import convert_file
+from minirag_store.convert.converter import convert_file
 from minirag_store.errors import ConversionError
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

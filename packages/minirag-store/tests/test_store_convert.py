@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 from minirag_store.config import Config, load_config
-from minirag_store.convert import (
-    DOCUMENT_EXTENSIONS,
-    convert_data,
-    convert_file,
-    strip_data_images,
-)
+from minirag_store.convert.converter import convert_data, convert_file
+from minirag_store.convert.engine import strip_data_images
+from minirag_store.convert.formats import DOCUMENT_EXTENSIONS
 from minirag_store.errors import ConversionError, InvalidArgumentError, OcrUnavailableError
 
 #: Expected strings we do not check, and why.
@@ -191,7 +188,7 @@ def test_missing_and_unsupported_files(tmp_path: Path, config: Config) -> None:
 def test_image_without_ocr_names_the_install(
     tmp_path: Path, config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from minirag_store import ocr
+    from minirag_store.convert import ocr
 
     monkeypatch.setattr(ocr, "load_backend", lambda: None)
     path = tmp_path / "photo.png"
@@ -258,6 +255,6 @@ _KANJI = "名前,年齢\n佐藤太郎,30\n三木英子,25\n"
     ],
 )  # fmt: skip
 def test_decode_text(raw: bytes, expected: str) -> None:
-    from minirag_store.encoding import decode_text
+    from minirag_store.convert.encoding import decode_text
 
     assert decode_text(raw) == expected

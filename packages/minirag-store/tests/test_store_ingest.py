@@ -197,7 +197,7 @@ def test_ingest_url_refuses_private_hosts_by_default(index, site: str) -> None:
 
 
 def test_ingest_file_does_not_need_the_sync_lock(index, docs_root: Path) -> None:
-    from minirag_store.lock import SyncLock
+    from minirag_store.ingest.lock import SyncLock
 
     path = docs_root / "note.md"
     path.write_text("Ibis birds probe mud for food.", encoding="utf-8")

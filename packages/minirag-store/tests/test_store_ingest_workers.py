@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from minirag_store.config import load_config
-from minirag_store.parse_worker import POOL_THRESHOLD, ParseTask, file_digest, parse_all
+from minirag_store.ingest.workers import POOL_THRESHOLD, ParseTask, file_digest, parse_all
 
 
 def _files(root: Path, n: int) -> list[ParseTask]:
@@ -52,7 +52,7 @@ def test_cancel_stops_submitting(tmp_path: Path) -> None:
 CRASHER = """
 import os
 if os.environ.get("CRASH_ON"):
-    import minirag_store.convert as convert
+    import minirag_store.convert.converter as convert
     real = convert.convert_file
     def crashing(path, config):
         if os.environ["CRASH_ON"] in str(path) and os.getpid() != int(os.environ["MAIN_PID"]):
@@ -65,7 +65,7 @@ RUN = """
 import os, sys
 from pathlib import Path
 from minirag_store.config import load_config
-from minirag_store.parse_worker import ParseTask, parse_all
+from minirag_store.ingest.workers import ParseTask, parse_all
 root = Path(sys.argv[1])
 tasks = [ParseTask(str(p), str(p)) for p in sorted(root.glob("*.md"))]
 results = list(parse_all(tasks, load_config({"BASE_DIR": str(root)}), workers=2))

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from minirag_store.errors import NotFoundError
-from minirag_store.jobs import MAX_ERRORS, Job, JobRegistry
+from minirag_store.ingest.jobs import MAX_ERRORS, Job, JobRegistry
 
 
 def test_snapshot_shows_live_counts_from_a_writer_thread() -> None:

@@ -4,8 +4,8 @@ rebuilds the keyword entries in place from the stored rows (real model, real Lan
 from __future__ import annotations
 
 import pytest
-from minirag_store import keyword_column
-from minirag_store.keywords import tokens
+from minirag_store.index import keyword_column
+from minirag_store.index.keywords import tokens
 
 PHRASE = "системы учёта складских запасов"
 FILES = {
@@ -68,7 +68,7 @@ def test_sync_rebuilds_keywords_of_an_older_scheme_without_embedding(
 
 @pytest.mark.parametrize("version", [0, keyword_column.KEYWORDS_VERSION - 1])
 def test_rows_of_an_older_version_are_stale(tmp_path, version):
-    from minirag_store.table import ChunkTable
+    from minirag_store.index.table import ChunkTable
     from store_rows import DIM, chunk_rows
 
     table = ChunkTable.open(tmp_path / "db", "test-model", DIM)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from minirag_store.keywords import (
+from minirag_store.index.keywords import (
     PART_WEIGHT,
     WORD_WEIGHT,
     normalize,

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from minirag_store.errors import SyncBusyError
-from minirag_store.lock import SyncLock, describe_holder
+from minirag_store.ingest.lock import SyncLock, describe_holder
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from minirag_store.lock import SyncLock
+from minirag_store.ingest.lock import SyncLock
 lock = SyncLock(Path(sys.argv[1]))
 lock.acquire()
 print("locked", flush=True)

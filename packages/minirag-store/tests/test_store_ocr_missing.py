@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from minirag_store import ocr
 from minirag_store.config import load_config
-from minirag_store.convert import convert_file, ocr_available
+from minirag_store.convert import ocr
+from minirag_store.convert.converter import convert_file
+from minirag_store.convert.ocr import ocr_available
 from minirag_store.errors import ConversionError, OcrUnavailableError
-from minirag_store.scan import scan
+from minirag_store.ingest.scan import scan
 
 samples = pytest.importorskip("minirag_ocr.samples")  # builds the fixtures; hidden afterwards
 
@@ -85,7 +86,7 @@ def test_ocr_off_and_no_text_is_a_clear_error(files, config) -> None:
 
 def test_the_probe_imports_nothing_heavy() -> None:
     code = (
-        "import sys; from minirag_store import ocr; assert ocr.load_backend() is not None; "
+        "import sys; from minirag_store.convert import ocr; assert ocr.load_backend() is not None; "
         "print(sorted({'onnxruntime', 'numpy', 'rapidocr_onnxruntime', 'pypdfium2'} "
         "& set(sys.modules)))"
     )

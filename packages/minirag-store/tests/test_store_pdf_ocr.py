@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
-from minirag_store import ocr
 from minirag_store.config import Config, load_config
-from minirag_store.convert import convert_file
+from minirag_store.convert import ocr
+from minirag_store.convert.converter import convert_file
+from minirag_store.convert.pdf import anchor_pages, convert_pdf, split_pages
 from minirag_store.errors import OcrUnavailableError
-from minirag_store.pdf import anchor_pages, convert_pdf, split_pages
 
 samples = pytest.importorskip("minirag_ocr.samples")
 engines = pytest.importorskip("minirag_ocr.engines")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minirag_store.pipeline import Document, DocumentWriter
+from minirag_store.index.writer import Document, DocumentWriter
 from store_rows import lance_table
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from minirag_store.config import Config, load_config
 from minirag_store.errors import PathOutsideRootsError
-from minirag_store.scan import FileEntry, ScanResult, is_supported, scan
+from minirag_store.ingest.scan import FileEntry, ScanResult, is_supported, scan
 
 
 def _write(path: Path, text: str = "content") -> Path:
@@ -238,7 +238,7 @@ def test_images_only_with_ocr(docs_root: Path) -> None:
 
 
 def test_images_follow_the_ocr_probe(docs_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from minirag_store import ocr
+    from minirag_store.convert import ocr
 
     _write(docs_root / "photo.png")
     monkeypatch.setattr(ocr, "load_backend", lambda: None)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from minirag_store import Index
 from minirag_store.errors import IndexMismatchError, ModelLoadError
-from minirag_store.table import ChunkTable
+from minirag_store.index.table import ChunkTable
 
 
 def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env, tmp_path):
@@ -79,7 +79,7 @@ def test_status_ocr_hint_for_latin_only_when_the_addon_is_missing(make_index):
 def test_close_stops_a_sync_that_is_opening_the_table(make_index, docs_root, monkeypatch):
     """close() during a sync's first table() call waits for the sync to stop, not for a
     timeout: the thread it waits for needs the Index lock to get going."""
-    from minirag_store.sync import SyncManager
+    from minirag_store.ingest.sync import SyncManager
 
     (docs_root / "a.md").write_text("# A\n\nalpha beta gamma\n", encoding="utf-8")
     index = make_index()
@@ -109,7 +109,7 @@ def test_small_writes_are_found_at_once_and_maintained_in_batches(make_index, mo
     """ingest_data/delete_file do not pay for a maintenance pass each: every Nth write
     and close() run it, and rows written in between are searchable right away."""
     import minirag_store.service
-    from minirag_store.table import ChunkTable
+    from minirag_store.index.table import ChunkTable
 
     monkeypatch.setattr(minirag_store.service, "SMALL_WRITES_PER_MAINTENANCE", 3)
     passes: list[int] = []
@@ -141,7 +141,7 @@ def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make
     Index (or process) writing shows up in this one's searches after that, not never."""
     import time
 
-    from minirag_store import table as table_module
+    from minirag_store.index import table as table_module
 
     writer = make_index()
     writer.ingest_data("Lunch is served at noon in the atrium.", "notes/lunch", "text")

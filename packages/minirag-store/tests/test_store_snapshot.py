@@ -6,7 +6,8 @@ which reads the latest version with its hits (a vector-only read within 0.25 s).
 from __future__ import annotations
 
 import numpy as np
-from minirag_store.table import ChunkTable, parent_key
+from minirag_store.index.schema import parent_key
+from minirag_store.index.table import ChunkTable
 from store_rows import DIM, chunk_rows
 
 
@@ -57,7 +58,7 @@ def test_another_writers_commit_is_seen_at_once(tmp_path):
 def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, monkeypatch):
     """The keyword side reads the new version with its hits; the vector side and the
     parent look-up must reuse that snapshot, not reload under the cached older version."""
-    import minirag_store.table as table_module
+    import minirag_store.index.table as table_module
 
     reader = ChunkTable.open(tmp_path / "db", "m", DIM)
     writer = ChunkTable.open(tmp_path / "db", "m", DIM)

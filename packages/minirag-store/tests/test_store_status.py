@@ -28,7 +28,7 @@ def test_fresh_index_reports_config_and_zero_counts(make_index):
 def _older_scheme_row(index, source: str, source_type: str) -> tuple[dict, np.ndarray]:
     """One chunk of ``source`` as the previous chunking scheme would have left it: for an
     indexed file, with the file's own hash, size and mtime (so only the scheme is old)."""
-    from minirag_store.table import parent_key
+    from minirag_store.index.schema import parent_key
 
     meta = index.table().source_meta().get(source)
     row = {
@@ -71,7 +71,7 @@ def test_the_scheme_warning_says_to_sync_and_a_sync_clears_it(make_index, docs_r
 def test_status_reports_a_foreign_index(make_index, index_env):
     from pathlib import Path
 
-    from minirag_store.table import ChunkTable
+    from minirag_store.index.table import ChunkTable
 
     ChunkTable.open(Path(index_env["DB_PATH"]), "some/other-model", 384)
     status = make_index().status()

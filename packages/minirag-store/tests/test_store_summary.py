@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from minirag_store import summary
+from minirag_store.index import summary
 
 #: Runs in a fresh interpreter where importing LanceDB or onnxruntime fails: what it
 #: prints was answered without either.

@@ -66,7 +66,7 @@ def test_sync_adds_then_skips_then_applies_modify_delete_add(index, docs_root: P
 def test_same_bytes_with_new_mtime_is_skipped_and_mtime_is_stored(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import minirag_store.parse_worker as pw
+    import minirag_store.ingest.workers as pw
 
     note = _write(docs_root / "note.md", "Tidal locking keeps one face of the moon toward us.")
     index.sync()
@@ -106,7 +106,7 @@ def test_older_chunking_scheme_is_reingested(
 def test_older_keyword_scheme_is_rebuilt_by_a_sync_without_changes(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from minirag_store import keyword_column
+    from minirag_store.index import keyword_column
 
     _write(docs_root / "owls.md", "# Owls\n\nBarn owls hunt voles at night.")
     index.sync()
@@ -220,8 +220,8 @@ def test_sync_of_one_path_touches_only_that_path(index, docs_root: Path, tmp_pat
 def test_indexed_image_without_ocr_is_kept_and_counted_unreadable(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import minirag_store.scan as scan_module
-    from minirag_store.pipeline import Document, DocumentWriter
+    import minirag_store.ingest.scan as scan_module
+    from minirag_store.index.writer import Document, DocumentWriter
 
     monkeypatch.setattr(scan_module, "ocr_available", lambda: False)
     image = docs_root / "receipt.png"

@@ -11,7 +11,8 @@ import threading
 import numpy as np
 import pytest
 from minirag_store.errors import IndexMismatchError
-from minirag_store.table import ChunkTable, scope_filter
+from minirag_store.index.schema import scope_filter
+from minirag_store.index.table import ChunkTable
 from store_rows import DIM, chunk_rows, lance_table
 
 
@@ -163,7 +164,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     entry only its own chunk) is brought up to date by maintain(), without re-embedding:
     afterwards a neighbour's word finds the chunk, and nothing is stale any more."""
     import pyarrow as pa
-    from minirag_store.keywords import normalize
+    from minirag_store.index.keywords import normalize
 
     table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
     put(table, "/d/a.md", ["walrus colony", "ice floe census", "unrelated"])
@@ -192,7 +193,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
 def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
     """Our async keyword search (its own event loop, LanceDB's public async API) returns
     the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike."""
-    from minirag_store.keywords import normalize_query
+    from minirag_store.index.keywords import normalize_query
 
     put(table, "/d/a/1.md", ["invoice payment run", "the payment terms", "walrus census"])
     put(table, "/d/a/2.md", ["late invoice reminders", "invoice invoice dispute"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from minirag_store.titles import (
+from minirag_store.convert.titles import (
     choose_title,
     first_h1,
     is_boilerplate_heading,

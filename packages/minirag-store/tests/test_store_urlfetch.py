@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from minirag_store.config import Config, load_config
 from minirag_store.errors import FetchError, InvalidArgumentError, UrlRefusedError
-from minirag_store.netguard import blocked_reason
-from minirag_store.urlfetch import Timeouts, fetch
+from minirag_store.ingest.netguard import blocked_reason
+from minirag_store.ingest.urlfetch import Timeouts, fetch
 
 PAGE = b"<html><head><title>Hello</title></head><body><h1>Public page</h1></body></html>"
 

@@ -55,8 +55,8 @@ def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListRe
     """Files under the roots (within ``scope``) with their state, then data/url sources."""
     from minirag_chunker import SCHEME_VERSION
 
-    from minirag_store.convert import IMAGE_EXTENSIONS
-    from minirag_store.scan import scan
+    from minirag_store.convert.formats import IMAGE_EXTENSIONS
+    from minirag_store.ingest.scan import scan
 
     scopes = normalize_scopes(scope)
     result = scan(index.config, None)

@@ -55,7 +55,7 @@ _ANSWER_TIMEOUT_S = 60.0
 def fingerprint(config: Config) -> str:
     """What must match for a server's answer to be the caller's own: every setting and
     the minirag-store version."""
-    from minirag_store.service import version
+    from minirag_store.meta import version
 
     return hashlib.sha256(f"{version()}\n{config!r}".encode()).hexdigest()
 

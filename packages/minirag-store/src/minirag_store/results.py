@@ -8,6 +8,8 @@ No ``from __future__ import annotations`` here: with string annotations a TypedD
 cannot see ``NotRequired``, and every optional field would count as required.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal, NotRequired
 
 # typing_extensions, not typing: pydantic (the MCP shell derives output schemas from these)
@@ -26,6 +28,8 @@ __all__ = [
     "JobStatus",
     "ListResult",
     "NeighborsResult",
+    "Progress",
+    "ProgressCallback",
     "QueryResult",
     "QueryTrimmed",
     "ReadResult",
@@ -45,7 +49,7 @@ class SearchHit(TypedDict):
     """One ranked retrieval unit."""
 
     # the passage that matched, as markdown (links keep their targets); its readable text
-    # (link text only, see minirag_store.readable) is what was embedded and keyword-indexed
+    # (link text only, see minirag_store.index.readable) is what was embedded and keyword-indexed
     text: str
     source: str  # identity key: absolute path for files, the caller's id for data/url
     title: str
@@ -240,3 +244,16 @@ class StatusResult(TypedDict, total=False):
     ocr: str  # engine names joined by ", ", or "unavailable"
     ocrHint: str  # what to install: the OCR add-on, or a language pack RAG_OCR_LANG needs
     ocrLang: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report of a running sync or multi-file ingest, for a bar or a log."""
+
+    done: int  # files finished (ingested, skipped, failed ...)
+    total: int | None  # files to look at, once the scan has counted them
+    current: str | None  # the source being worked on
+    counts: JobCounts
+
+
+ProgressCallback = Callable[[Progress], None]

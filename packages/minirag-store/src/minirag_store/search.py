@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
-from minirag_store.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
+from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
+from minirag_store.index.schema import scope_filter
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
-from minirag_store.table import scope_filter
 
 if TYPE_CHECKING:
+    from minirag_store.index.table import ChunkTable
     from minirag_store.service import Index
-    from minirag_store.table import ChunkTable
 
 __all__ = ["candidate_count", "run_query"]
 

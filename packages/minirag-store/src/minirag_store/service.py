@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,10 +24,10 @@ from minirag_store.errors import ConfigError, IndexMismatchError
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
-    JobCounts,
     JobStatus,
     ListResult,
     NeighborsResult,
+    ProgressCallback,
     QueryResult,
     ReadResult,
     StatusResult,
@@ -36,11 +35,11 @@ from minirag_store.results import (
 )
 
 if TYPE_CHECKING:
-    from minirag_store.embedding import Embedder
-    from minirag_store.sync import SyncManager
-    from minirag_store.table import ChunkTable
+    from minirag_store.index.embedding import Embedder
+    from minirag_store.index.table import ChunkTable
+    from minirag_store.ingest.sync import SyncManager
 
-__all__ = ["Index", "Progress", "ProgressCallback", "version"]
+__all__ = ["Index"]
 
 log = logging.getLogger(__name__)
 
@@ -48,30 +47,6 @@ log = logging.getLogger(__name__)
 def _utf8_bytes(text: str) -> int:
     """A stand-in token count: the text's UTF-8 size (at least its token count)."""
     return len(text.encode("utf-8"))
-
-
-def version() -> str:
-    """The installed minirag-store version (from package metadata, so it cannot drift)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("minirag-store")
-    except PackageNotFoundError:  # running from a source tree without metadata
-        return "0+unknown"
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One progress report of a running sync or multi-file ingest, for a bar or a log."""
-
-    done: int  # files finished (ingested, skipped, failed ...)
-    total: int | None  # files to look at, once the scan has counted them
-    current: str | None  # the source being worked on
-    counts: JobCounts
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 #: Single-source writes (ingest_file/data/url, delete_file) between two maintenance
@@ -169,7 +144,7 @@ class Index:
         config = self.config
         with self._model_lock:
             if self._embedder_obj is None:
-                from minirag_store.embedding import Embedder
+                from minirag_store.index.embedding import Embedder
 
                 embedder = Embedder.from_config(config, counter=self._counter_obj)
                 with self._lock:
@@ -194,7 +169,7 @@ class Index:
                 return self._embedder_obj.count_tokens
             if self._counter_obj is not None:
                 return self._counter_obj
-        from minirag_store.embedding import tokenizer_counter
+        from minirag_store.index.embedding import tokenizer_counter
 
         counter = tokenizer_counter(config)
         with self._lock:
@@ -218,7 +193,7 @@ class Index:
         and deletes stay fast; creating a new one needs the model's dimension.
         """
         config = self.config
-        from minirag_store.table import ChunkTable
+        from minirag_store.index.table import ChunkTable
 
         with self._lock:
             if self._table_obj is None:
@@ -242,7 +217,7 @@ class Index:
         config = self.config
         with self._lock:
             if self._table_obj is None:
-                from minirag_store.table import ChunkTable
+                from minirag_store.index.table import ChunkTable
 
                 self._table_obj = ChunkTable.open_existing(config.db_path, config.model_name)
             table = self._table_obj
@@ -263,7 +238,7 @@ class Index:
             return manager
         with self._lock:
             if self._sync_obj is None:
-                from minirag_store.sync import SyncManager
+                from minirag_store.ingest.sync import SyncManager
 
                 self._sync_obj = SyncManager(self)
             return self._sync_obj
@@ -298,7 +273,7 @@ class Index:
     def ingest_file(self, path: str) -> IngestResult:
         """Ingest or re-ingest one file (absolute path inside a root)."""
         self._check()
-        from minirag_store.ingest import ingest_file
+        from minirag_store.ingest.operations import ingest_file
 
         return ingest_file(self, path)
 
@@ -310,7 +285,7 @@ class Index:
         Returns a finished job record: counts plus one error per failed file.
         """
         self._check()
-        from minirag_store.ingest import ingest_paths
+        from minirag_store.ingest.operations import ingest_paths
 
         return ingest_paths(self, paths, progress=progress)
 
@@ -319,7 +294,7 @@ class Index:
     ) -> IngestResult:
         """Ingest text, markdown or html the caller holds, under ``source``."""
         self._check()
-        from minirag_store.ingest import ingest_data
+        from minirag_store.ingest.operations import ingest_data
 
         return ingest_data(self, data, source, format, title)
 
@@ -328,7 +303,7 @@ class Index:
     ) -> IngestResult:
         """Fetch an http(s) URL (guarded against private hosts), convert and index it."""
         self._check()
-        from minirag_store.ingest import ingest_url
+        from minirag_store.ingest.operations import ingest_url
 
         return ingest_url(self, url, source, title)
 

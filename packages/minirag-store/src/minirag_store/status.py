@@ -2,7 +2,7 @@
 
 A broken configuration gives ``{version, configError}``. A broken or foreign index gives
 the configuration plus ``indexError``. Status reads the index summary
-(:mod:`minirag_store.summary`) when it is current, without importing LanceDB, else the
+(:mod:`minirag_store.index.summary`) when it is current, without importing LanceDB, else the
 table; it never loads the embedding model (opening ONNX costs seconds) and never creates
 an index that is absent.
 """
@@ -15,15 +15,15 @@ from minirag_store.results import StatusResult
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
+    from minirag_store.index.summary import IndexSummary
     from minirag_store.service import Index
-    from minirag_store.summary import IndexSummary
 
 __all__ = ["build_status"]
 
 
 def build_status(index: Index) -> StatusResult:
     """The status report of ``index``; never raises."""
-    from minirag_store.service import version
+    from minirag_store.meta import version
 
     out: StatusResult = {"version": version()}
     if index.config_error is not None:
@@ -61,7 +61,7 @@ def _config_fields(config: Config) -> StatusResult:
 
 def _ocr_fields(config: Config) -> StatusResult:
     """``ocr`` (engines or "unavailable") and, when something needs installing, ``ocrHint``."""
-    from minirag_store.ocr import INSTALL_HINT, ocr_status
+    from minirag_store.convert.ocr import INSTALL_HINT, ocr_status
 
     try:
         info = ocr_status(config)
@@ -105,12 +105,12 @@ def _index_fields(config: Config) -> StatusResult:
 def _summary(config: Config) -> IndexSummary | None:
     """The index summary, from its file when current (LanceDB is then not even imported),
     else from the table; None when there is no index."""
-    from minirag_store import summary
+    from minirag_store.index import summary
 
     current = summary.load(config.db_path)
     if current is not None:
         return current
-    from minirag_store.table import ChunkTable
+    from minirag_store.index.table import ChunkTable
 
     table = ChunkTable.peek(config.db_path)
     return None if table is None else table.summary()

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from minirag_store.convert import markitdown_convert
-from minirag_store.encoding import decode_text
+from minirag_store.convert.encoding import decode_text
+from minirag_store.convert.engine import markitdown_convert
 from minirag_store.errors import ConversionError
 
 __all__ = ["MAX_NESTING", "DocxText", "convert_docx"]

@@ -3,7 +3,7 @@
 :class:`DocumentWriter` chunks each :class:`Document` into a *window* of several
 documents, embeds the window's chunks in length order (a batch is padded to its longest
 text, so grouping similar lengths wastes less) in batches of
-:data:`~minirag_store.embedding.EMBED_BATCH`, and commits the documents whose chunks are
+:data:`~minirag_store.index.embedding.EMBED_BATCH`, and commits the documents whose chunks are
 all embedded. A source is never split across commits, so each one stays atomic for
 readers; and a commit costs a manifest write and a merge whatever its size, so documents
 are committed together, but at least every :data:`COMMIT_SECONDS` while work goes on:
@@ -11,7 +11,7 @@ each document is reported (and counted ``ingested``) as soon as its rows are com
 so a job's counts move during a sync of a few hundred small files or a few big ones
 instead of jumping once per window.
 
-What is embedded is each chunk's *readable* text (:mod:`minirag_store.readable`: link text
+What is embedded is each chunk's *readable* text (:mod:`minirag_store.index.readable`: link text
 without targets, alt text without paths, no HTML tags), while the row keeps the markdown
 the chunker cut, which is what reconstructs sections and what a caller reads back.
 """
@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.readable import readable, readable_pieces
-from minirag_store.table import parent_key
+from minirag_store.index.readable import readable, readable_pieces
+from minirag_store.index.schema import parent_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -189,7 +189,7 @@ class DocumentWriter:
         """Embed the window batch by batch; commit finished documents as time passes."""
         import numpy as np
 
-        from minirag_store.embedding import EMBED_BATCH
+        from minirag_store.index.embedding import EMBED_BATCH
 
         window, self._window = self._window, _Window()
         if not window.docs:

@@ -20,16 +20,22 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag_store.convert.ocr import (
+    INSTALL_HINT,
+    OcrBackend,
+    backend_errors,
+    load_backend,
+    reader_for,
+)
 from minirag_store.errors import ConversionError, OcrUnavailableError
-from minirag_store.ocr import INSTALL_HINT, OcrBackend, backend_errors, load_backend, reader_for
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
-    from minirag_store.convert import Converted
+    from minirag_store.convert.engine import Converted
 
 __all__ = ["anchor_pages", "convert_pdf", "split_pages"]
 
-log = logging.getLogger("minirag_store.pdf")
+log = logging.getLogger("minirag_store.convert.pdf")
 
 
 def _chars(text: str) -> int:
@@ -57,8 +63,8 @@ def convert_pdf(path: Path, config: Config) -> Converted:
     Raises :class:`OcrUnavailableError` for a scanned PDF the install cannot read and
     :class:`ConversionError` for a damaged PDF or one that yields no text.
     """
-    from minirag_store.convert import Converted, markitdown_convert, strip_data_images
-    from minirag_store.titles import choose_title
+    from minirag_store.convert.engine import Converted, markitdown_convert, strip_data_images
+    from minirag_store.convert.titles import choose_title
 
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")

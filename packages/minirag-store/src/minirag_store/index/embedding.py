@@ -6,8 +6,8 @@ loads with no network at all (the air-gapped install, and our tests).
 
 How a model is loaded:
 
-* A model in :data:`~minirag_store.onnx_encoder.KNOWN_MODELS` runs in our own
-  onnxruntime session (:class:`~minirag_store.onnx_encoder.OnnxEncoder`, threads that do
+* A model in :data:`~minirag_store.index.onnx_encoder.KNOWN_MODELS` runs in our own
+  onnxruntime session (:class:`~minirag_store.index.onnx_encoder.OnnxEncoder`, threads that do
   not spin-wait) over its folder: ``MODEL_PATH``, or the Hugging Face cache under
   ``CACHE_DIR`` (found with ``huggingface_hub.try_to_load_from_cache``), which fastembed
   fills on first use. fastembed itself is then only imported to download.
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from minirag_store.config import Config
 from minirag_store.errors import ModelLoadError
-from minirag_store.onnx_encoder import KNOWN_MODELS, KnownModel, OnnxEncoder, load_tokenizer
+from minirag_store.index.onnx_encoder import KNOWN_MODELS, KnownModel, OnnxEncoder, load_tokenizer
 
 log = logging.getLogger(__name__)
 

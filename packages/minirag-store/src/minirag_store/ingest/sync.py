@@ -2,7 +2,7 @@
 
 One scan, the indexed sources' metadata and a stat comparison decide everything, so a
 re-sync of an unchanged corpus issues no per-file query; when the index summary is
-current (:mod:`minirag_store.summary`) and nothing changed, it opens neither LanceDB nor
+current (:mod:`minirag_store.index.summary`) and nothing changed, it opens neither LanceDB nor
 the model. Per file:
 
 * not indexed, or cut by an older chunking scheme -> parsed and ingested;
@@ -30,15 +30,21 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
 from minirag_store.errors import MiniragError, SyncBusyError
-from minirag_store.ingest import idle_seconds, oversized_message, report_progress, write_parsed
-from minirag_store.jobs import Job, JobRegistry
-from minirag_store.lock import SyncLock
-from minirag_store.parse_worker import Parsed, ParseTask, parse_all
+from minirag_store.ingest.jobs import Job, JobRegistry
+from minirag_store.ingest.lock import SyncLock
+from minirag_store.ingest.operations import (
+    idle_seconds,
+    oversized_message,
+    report_progress,
+    write_parsed,
+)
+from minirag_store.ingest.workers import Parsed, ParseTask, parse_all
 from minirag_store.paths import root_of, scope_matches, source_for_path
 from minirag_store.results import JobStatus
 
 if TYPE_CHECKING:
-    from minirag_store.service import Index, ProgressCallback
+    from minirag_store.results import ProgressCallback
+    from minirag_store.service import Index
 
 __all__ = ["SyncManager", "SyncPlan", "plan_sync", "reconcile"]
 
@@ -56,7 +62,7 @@ class SyncPlan:
 
 
 def _image_extensions() -> frozenset[str]:
-    from minirag_store.convert import IMAGE_EXTENSIONS
+    from minirag_store.convert.formats import IMAGE_EXTENSIONS
 
     return IMAGE_EXTENSIONS
 
@@ -72,7 +78,7 @@ def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
 
 
 def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path | None) -> SyncPlan:
-    """Diff a :class:`~minirag_store.scan.ScanResult` against indexed ``metas``."""
+    """Diff a :class:`~minirag_store.ingest.scan.ScanResult` against indexed ``metas``."""
     from minirag_chunker import SCHEME_VERSION
 
     plan = SyncPlan()
@@ -123,7 +129,7 @@ def _hidden_from_scan(source: str, root: Path) -> bool:
 
 
 def _scan(config: Config, under: Path | None, job: Job) -> Any:
-    from minirag_store.scan import ScanResult, scan
+    from minirag_store.ingest.scan import ScanResult, scan
 
     if under is not None and not os.path.lexists(under):
         return ScanResult([], [])  # gone: reconciling it means deleting what was indexed
@@ -134,7 +140,7 @@ def _scan(config: Config, under: Path | None, job: Job) -> Any:
 
 
 def _unreadable_message() -> str:
-    from minirag_store.convert import OCR_INSTALL_HINT
+    from minirag_store.convert.formats import OCR_INSTALL_HINT
 
     return (
         "kept in the index: this install cannot read images without the OCR add-on, so the "
@@ -168,8 +174,8 @@ def reconcile(
     index: Index, job: Job, under: Path | None, progress: ProgressCallback | None = None
 ) -> None:
     """Run one sync into ``job`` (the caller holds the sync lock and finishes the job)."""
-    from minirag_store import summary
-    from minirag_store.keyword_column import KEYWORDS_VERSION
+    from minirag_store.index import summary
+    from minirag_store.index.keyword_column import KEYWORDS_VERSION
 
     config = index.config
     scanned = _scan(config, under, job)
@@ -224,7 +230,7 @@ class SyncManager:
         """Check the path, refuse if a sync runs (here or elsewhere), take the lock.
 
         A foreground job names every file in its result; a background one, polled by a
-        model, the first :data:`~minirag_store.jobs.MAX_ERRORS` of each outcome.
+        model, the first :data:`~minirag_store.ingest.jobs.MAX_ERRORS` of each outcome.
         """
         under = self._under(path)
         with self._guard:

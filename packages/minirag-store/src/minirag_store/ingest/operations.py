@@ -1,9 +1,9 @@
 """Ingestion entry points: one file, many paths, caller-held data, and URLs.
 
-Everything ends in :class:`minirag_store.pipeline.DocumentWriter`, which chunks, embeds
+Everything ends in :class:`minirag_store.index.writer.DocumentWriter`, which chunks, embeds
 in batches across documents and replaces each source atomically. Many files go through
 :func:`write_parsed`, the engine sync shares: worker processes parse
-(:mod:`minirag_store.parse_worker`) while this process embeds, and the writer's
+(:mod:`minirag_store.ingest.workers`) while this process embeds, and the writer's
 ``finish()`` (keyword-index refresh + compaction) runs once per batch of work, not per
 file; single-source writes leave it to :meth:`Index.after_small_write`, which runs it
 every few writes and at close. None of these take the sync lock: single-file ingests are
@@ -25,15 +25,16 @@ from minirag_store.errors import (
     ModelLoadError,
     NotFoundError,
 )
-from minirag_store.jobs import Job
-from minirag_store.parse_worker import Parsed, ParseTask, file_digest, parse_all
+from minirag_store.ingest.jobs import Job
+from minirag_store.ingest.workers import Parsed, ParseTask, file_digest, parse_all
 from minirag_store.results import IngestResult, JobStatus, SourceType
 
 if TYPE_CHECKING:
-    from minirag_store.convert import Converted
-    from minirag_store.pipeline import Document
-    from minirag_store.service import Index, ProgressCallback
-    from minirag_store.urlfetch import Fetched
+    from minirag_store.convert.engine import Converted
+    from minirag_store.index.writer import Document
+    from minirag_store.ingest.urlfetch import Fetched
+    from minirag_store.results import ProgressCallback
+    from minirag_store.service import Index
 
 #: Errors of the embedder or the table, never of one document.
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
@@ -65,13 +66,13 @@ def report_progress(
     if finished:
         job.done += 1
     if progress is not None:
-        from minirag_store.service import Progress
+        from minirag_store.results import Progress
 
         progress(Progress(job.done, job.total, current, job.counts()))
 
 
 def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
-    from minirag_store.pipeline import Document
+    from minirag_store.index.writer import Document
 
     return Document(
         source=parsed.source,
@@ -104,7 +105,7 @@ def write_parsed(
     what it already holds, so each file ends fully written or untouched. ``finish()``
     runs once at the end, even after a failure.
     """
-    from minirag_store.pipeline import DocumentWriter
+    from minirag_store.index.writer import DocumentWriter
 
     writer = DocumentWriter(index)
     outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
@@ -165,7 +166,7 @@ def _drain(
 
 def idle_seconds() -> float:
     """How long the parse stream may stay silent before the writer gets a chance to commit."""
-    from minirag_store.pipeline import COMMIT_SECONDS
+    from minirag_store.index.writer import COMMIT_SECONDS
 
     return COMMIT_SECONDS
 
@@ -182,7 +183,7 @@ def _existing_file(index: Index, path: str) -> tuple[str, Path]:
 
 def ingest_file(index: Index, path: str) -> IngestResult:
     """Ingest or re-ingest one file (absolute path inside a root), replacing its chunks."""
-    from minirag_store.convert import convert_file
+    from minirag_store.convert.converter import convert_file
 
     source, target = _existing_file(index, path)
     if not target.is_file():
@@ -198,7 +199,7 @@ def ingest_file(index: Index, path: str) -> IngestResult:
 
 
 def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
-    from minirag_store.pipeline import DocumentWriter
+    from minirag_store.index.writer import DocumentWriter
 
     written = list(DocumentWriter(index).write([doc]))
     index.after_small_write()  # maintenance is batched across single writes
@@ -214,7 +215,7 @@ def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestRe
 
 def _tasks_for(index: Index, paths: Sequence[str], job: Job) -> list[ParseTask]:
     """Expand files and folders into parse tasks; oversized files become warnings."""
-    from minirag_store.scan import scan
+    from minirag_store.ingest.scan import scan
 
     config = index.config
     tasks: dict[str, ParseTask] = {}
@@ -292,7 +293,7 @@ def ingest_data(
     The title is seeded into the first chunk only when there is one of its own (given,
     or found in the content): a bare id describes nothing.
     """
-    from minirag_store.convert import convert_data
+    from minirag_store.convert.converter import convert_data
 
     source = _check_source_id(index, source, "ingest_data")
     converted = convert_data(data, format, title)
@@ -315,7 +316,7 @@ def ingest_url(
     ``source`` defaults to the URL as given. HTML and text bodies are converted as data;
     any other body (a PDF, an office file) is converted as a file of its type.
     """
-    from minirag_store.urlfetch import fetch
+    from minirag_store.ingest.urlfetch import fetch
 
     if not url or not url.strip():
         raise InvalidArgumentError("ingest_url needs a URL (http or https)")
@@ -355,8 +356,8 @@ def _convert_fetched(index: Index, fetched: Fetched, title: str | None) -> Conve
     """Convert a fetched body by its content type (falling back to the URL's suffix)."""
     from urllib.parse import urlsplit
 
-    from minirag_store.convert import convert_data
-    from minirag_store.encoding import decode_text
+    from minirag_store.convert.converter import convert_data
+    from minirag_store.convert.encoding import decode_text
 
     body = fetched.body
     ctype = (fetched.content_type or "").split(";")[0].strip().lower()
@@ -378,7 +379,8 @@ def _convert_fetched(index: Index, fetched: Fetched, title: str | None) -> Conve
 def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | None) -> Converted:
     import tempfile
 
-    from minirag_store.convert import Converted, convert_file
+    from minirag_store.convert.converter import convert_file
+    from minirag_store.convert.engine import Converted
 
     with tempfile.TemporaryDirectory(prefix="minirag-url-") as tmp:
         path = Path(tmp) / f"download{suffix}"

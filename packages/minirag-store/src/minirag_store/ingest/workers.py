@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from minirag_store.config import Config
 
 if TYPE_CHECKING:
-    from minirag_store.convert import Converted
+    from minirag_store.convert.engine import Converted
 
 __all__ = [
     "POOL_THRESHOLD",
@@ -105,7 +105,7 @@ def file_digest(path: str | Path) -> tuple[str, int, float]:
 
 def parse_one(task: ParseTask, config: Config) -> Parsed:
     """Hash and convert one file; never raises for a per-file problem (it is returned)."""
-    from minirag_store.convert import convert_file
+    from minirag_store.convert.converter import convert_file
     from minirag_store.errors import MiniragError
 
     try:
@@ -129,7 +129,7 @@ def _warm() -> None:
     markitdown itself loads on the first file that needs it (plain text and markdown
     never do) and then stays loaded for the worker's life.
     """
-    import minirag_store.convert  # noqa: F401
+    import minirag_store.convert.converter  # noqa: F401
 
 
 def parse_all(

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_store.convert import DOCUMENT_EXTENSIONS, IMAGE_EXTENSIONS, ocr_available
+from minirag_store.convert.formats import DOCUMENT_EXTENSIONS, IMAGE_EXTENSIONS
+from minirag_store.convert.ocr import ocr_available
 from minirag_store.errors import PathOutsideRootsError
-from minirag_store.ignore import IGNORE_FILE_NAMES, IgnoreRules, is_ignored, load_rules
+from minirag_store.ingest.ignore import IGNORE_FILE_NAMES, IgnoreRules, is_ignored, load_rules
 
 if TYPE_CHECKING:
     from minirag_store.config import Config

@@ -32,12 +32,12 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FILE_NAME", "IndexSummary", "SourceMeta", "invalidate", "load", "store"]
+__all__ = ["FILE_NAME", "IndexSummary", "SourceMeta", "invalidate", "load", "store", "summarize"]
 
 FILE_NAME = "index-summary.json"
 #: Bumped when the file's layout changes: an older layout is simply rebuilt.
@@ -155,3 +155,47 @@ def invalidate(db_path: Path) -> None:
     # a folder we cannot write to holds no summary of ours either
     with contextlib.suppress(OSError):
         path_for(db_path).unlink(missing_ok=True)
+
+
+def summarize(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    version: int,
+    model_id: str,
+    dim: int,
+    keywords_column: str | None,
+    keywords_default: int,
+) -> IndexSummary:
+    """The summary of a table version from its metadata rows (one per chunk).
+
+    A source's metadata is taken from its chunk of the oldest chunking scheme, so a source
+    half-way through a scheme change still counts as stale. ``keywords_column`` names the
+    keyword-scheme column when the table has one (its lowest value is the table's scheme;
+    ``keywords_default`` when there are no rows); without it the scheme is 0.
+    """
+    metas: dict[str, SourceMeta] = {}
+    counts: dict[str, int] = {}
+    by_scheme: dict[int, int] = {}
+    keyword_versions: list[int] = []
+    for row in rows:
+        source, scheme = row["source"], row["scheme_version"]
+        counts[source] = counts.get(source, 0) + 1
+        by_scheme[scheme] = by_scheme.get(scheme, 0) + 1
+        if keywords_column is not None:
+            keyword_versions.append(row[keywords_column] or 0)
+        prev = metas.get(source)
+        if prev is None or scheme < prev.scheme_version:
+            metas[source] = SourceMeta(
+                row["source_type"], row["title"], row["file_hash"], row["mtime"],
+                row["size"], 0, scheme, row["ocr_engine"],
+            )  # fmt: skip
+    return IndexSummary(
+        version=version,
+        model_id=model_id,
+        dim=dim,
+        sources={s: replace(m, chunk_count=counts[s]) for s, m in metas.items()},
+        chunks_by_scheme=by_scheme,
+        keywords_version=(
+            min(keyword_versions, default=keywords_default) if keywords_column else 0
+        ),
+    )

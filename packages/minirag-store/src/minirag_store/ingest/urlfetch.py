@@ -2,7 +2,7 @@
 
 - Only ``http`` and ``https``: ``file:`` and ``data:`` would read local files or bypass
   the host check, so they are refused even with ``ALLOW_PRIVATE_URLS``.
-- The host of the URL and of every redirect hop is checked (:mod:`minirag_store.netguard`),
+- The host of the URL and of every redirect hop is checked (:mod:`minirag_store.ingest.netguard`),
   redirects are followed here, one hop at a time, at most 5.
 - The connection goes to the very address that was checked (urllib3 pool on the IP), with
   the ``Host`` header, TLS SNI and certificate check still using the host name, so a DNS
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from minirag_store.errors import FetchError, InvalidArgumentError, UrlRefusedError
-from minirag_store.netguard import Guard, Resolver, resolve_host, system_resolver
+from minirag_store.ingest.netguard import Guard, Resolver, resolve_host, system_resolver
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
@@ -201,7 +201,7 @@ def fetch(
 
     ``resolver`` maps ``(host, port)`` to addresses (default: the system resolver); the
     fetch connects only to addresses it returned and ``guard`` (default
-    :func:`~minirag_store.netguard.blocked_reason`) accepted. Both exist for tests.
+    :func:`~minirag_store.ingest.netguard.blocked_reason`) accepted. Both exist for tests.
     ``ca_file`` replaces certifi's CA bundle (a corporate CA, or a test's own).
     """
     resolve = resolver or system_resolver

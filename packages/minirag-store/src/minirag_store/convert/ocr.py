@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from minirag_store.convert import IMAGE_EXTENSIONS
-from minirag_store.convert import OCR_INSTALL_HINT as INSTALL_HINT
+from minirag_store.convert.formats import IMAGE_EXTENSIONS
+from minirag_store.convert.formats import OCR_INSTALL_HINT as INSTALL_HINT
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
-    from minirag_store.convert import Converted
+    from minirag_store.convert.engine import Converted
 
 __all__ = [
     "IMAGE_EXTENSIONS",
@@ -38,7 +38,7 @@ __all__ = [
     "reader_for",
 ]
 
-log = logging.getLogger("minirag_store.ocr")
+log = logging.getLogger("minirag_store.convert.ocr")
 
 
 class OcrReader(Protocol):
@@ -125,8 +125,8 @@ def convert_image(path: Path, config: Config) -> Converted:
     Raises :class:`OcrUnavailableError` with the install command when the add-on is
     missing, and :class:`ConversionError` when the image is unreadable or holds no text.
     """
-    from minirag_store.convert import Converted, strip_data_images
-    from minirag_store.titles import choose_title
+    from minirag_store.convert.engine import Converted, strip_data_images
+    from minirag_store.convert.titles import choose_title
 
     backend = load_backend()
     if backend is None:
@@ -140,3 +140,8 @@ def convert_image(path: Path, config: Config) -> Converted:
     if not markdown:
         raise ConversionError(f"{path.name}: OCR ({reader.engine}) found no text in the image")
     return Converted(markdown, choose_title(None, markdown, path.stem), reader.engine)
+
+
+def ocr_available() -> bool:
+    """Whether the OCR add-on is installed and usable (images and scans can be read)."""
+    return load_backend() is not None

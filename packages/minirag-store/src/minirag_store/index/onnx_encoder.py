@@ -8,7 +8,7 @@ no public way to set that session option, so for the models listed in
 tokenizer set-up and pooling fastembed applies to them, and spinning off. A test embeds
 with fastembed and with this module for every listed model and compares the vectors.
 
-Any other model goes through fastembed's own session (see :mod:`minirag_store.embedding`).
+Any other model goes through fastembed's own session (see :mod:`minirag_store.index.embedding`).
 """
 
 from __future__ import annotations

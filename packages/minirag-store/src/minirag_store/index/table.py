@@ -3,7 +3,7 @@
 Design notes:
 
 * Vectors are stored as **float16** (768 B per 384-dim chunk instead of 1.5 KB). Search
-  runs in float32 over renormalised rows (:mod:`minirag_store.vectors`); the rounding moves
+  runs in float32 over renormalised rows (:mod:`minirag_store.index.vectors`); the rounding moves
   a cosine similarity by at most ~4e-5 (measured on 5,000 random unit vectors), far
   below the gaps that order real hits.
 * The model that built the index (name + dimension) lives in the table's schema metadata;
@@ -12,127 +12,55 @@ Design notes:
   ``when_not_matched_by_source_delete`` restricted to the replaced sources — so a reader
   sees the old chunks or the new ones, never a mix and never none, and a crash mid-write
   leaves the previous version (Lance commits are atomic manifest swaps).
-* The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.keywords`);
+* The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
 * ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
   per-section and per-id look-ups (neighbours, read, delete, counts of one source, the
   merge on ``id``) never scan the whole table.
 * Search reads from an in-memory snapshot of the latest version (vectors + hit columns,
-  :mod:`minirag_store.vectors`), reloaded once per commit: a query's only disk read is the
+  :mod:`minirag_store.index.vectors`), reloaded once per commit: a query's only disk read is the
   FTS search, which returns bare ids (``parent_chunks``/``rows_by_id`` use it too).
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from minirag_store import keyword_column as kwcol
-from minirag_store import summary
-from minirag_store.errors import IndexMismatchError
-from minirag_store.fts import KeywordSearcher
-from minirag_store.keywords import normalize_query
-from minirag_store.rwlock import ReadWriteLock
-from minirag_store.summary import IndexSummary, SourceMeta
-from minirag_store.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
+from minirag_store.index import keyword_column as kwcol
+from minirag_store.index import summary, upkeep
+from minirag_store.index.fts import KeywordSearcher
+from minirag_store.index.keywords import normalize_query
+from minirag_store.index.rwlock import ReadWriteLock
+from minirag_store.index.schema import (
+    META_COLUMNS,
+    ROW_FIELDS,
+    TABLE_NAME,
+    check_model,
+    chunk_id,
+    in_sources,
+    schema,
+    sql_str,
+    stored_model,
+)
+from minirag_store.index.summary import IndexSummary, SourceMeta
+from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-__all__ = ["ChunkTable", "SourceMeta", "chunk_id", "parent_key", "sql_str"]
+__all__ = ["ChunkTable", "SourceMeta"]
 
-TABLE_NAME = "chunks"
-_META_MODEL = b"minirag.model"
-_META_DIM = b"minirag.dim"
-_KEEP_ALL = timedelta(days=36500)  # an optimize() that prunes nothing
 _ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 #: How long a looked-up latest table version is trusted before asking LanceDB again.
 _VERSION_FRESH_S = 0.25
-_META_COLUMNS = ["source", "source_type", "title", "file_hash", "mtime", "size"]
-_META_COLUMNS += ["scheme_version", "ocr_engine"]
-
-#: Fields a caller supplies per chunk; the table adds id, keywords, vector and ingested_at.
-ROW_FIELDS = (
-    "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
-    "file_hash", "mtime", "size", "ocr_engine", "scheme_version",
-)  # fmt: skip
-
-
-def sql_str(value: str) -> str:
-    """``value`` as a SQL string literal: quotes doubled, so it can never end the literal.
-
-    Used with ``=``/``IN``/``starts_with`` only (never ``LIKE``), so ``%`` and ``_`` stay
-    ordinary characters and cannot widen a filter.
-    """
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _key(source: str) -> str:
-    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
-
-
-def chunk_id(source: str, chunk_index: int) -> str:
-    """Stable row id of a chunk: replacing a source updates rows with the same ids."""
-    return f"{_key(source)}:{chunk_index}"
-
-
-def parent_key(source: str, section: int) -> str:
-    """The ``parentId`` of a section of a source."""
-    return f"{_key(source)}:s{section}"
-
-
-def _schema(dim: int, model_id: str) -> pa.Schema:
-    import pyarrow as pa
-
-    fields = [
-        ("id", pa.string()),
-        ("source", pa.string()),
-        ("source_type", pa.string()),
-        ("title", pa.string()),
-        ("chunk_index", pa.int32()),
-        ("text", pa.string()),
-        ("body_start", pa.int32()),
-        ("keywords", pa.string()),
-        ("vector", pa.list_(pa.float16(), dim)),
-        ("parent_id", pa.string()),
-        ("file_hash", pa.string()),
-        ("mtime", pa.float64()),
-        ("size", pa.int64()),
-        ("ingested_at", pa.string()),
-        ("ocr_engine", pa.string()),
-        ("scheme_version", pa.int32()),
-        ("keywords_version", pa.int32()),  # see keyword_column.py
-    ]
-    meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
-    return pa.schema([pa.field(n, t) for n, t in fields], metadata=meta)
-
-
-def stored_model(table: Any) -> tuple[str, int]:
-    """The ``(model id, dimension)`` recorded in a table ('', 0 when none is)."""
-    meta = table.schema.metadata or {}
-    raw_dim = meta.get(_META_DIM, b"").decode()
-    return meta.get(_META_MODEL, b"").decode(), int(raw_dim) if raw_dim.isdigit() else 0
-
-
-def _check_model(table: Any, db_path: Path, model_id: str, dim: int) -> None:
-    stored, stored_dim = stored_model(table)
-    if stored != model_id or stored_dim != dim:
-        stored = stored or "an unknown model"
-        raise IndexMismatchError(
-            f"The index at {db_path} was built with {stored} ({stored_dim} dims), but the "
-            f"configured model is {model_id} ({dim} dims). Vectors of different models are "
-            "not comparable: set a new DB_PATH for this model, or delete the index folder "
-            "and re-index (sync) with the new model."
-        )
 
 
 class ChunkTable:
@@ -162,8 +90,8 @@ class ChunkTable:
             table = db.open_table(TABLE_NAME)
         except ValueError:  # lancedb's "table not found"
             summary.invalidate(db_path)  # left by a table that was deleted
-            table = db.create_table(TABLE_NAME, schema=_schema(dim, model_id), exist_ok=True)
-        _check_model(table, db_path, model_id, dim)
+            table = db.create_table(TABLE_NAME, schema=schema(dim, model_id), exist_ok=True)
+        check_model(table, db_path, model_id, dim)
         chunk_table = cls(table, db_path, model_id, dim)
         chunk_table._ensure_indexes()
         return chunk_table
@@ -179,7 +107,7 @@ class ChunkTable:
         table = cls.peek(db_path)
         if table is None or not table.model_id:
             return None
-        _check_model(table._tbl, db_path, model_id, table.dim)
+        check_model(table._tbl, db_path, model_id, table.dim)
         table._ensure_indexes()
         return table
 
@@ -202,27 +130,11 @@ class ChunkTable:
     # ------------------------------------------------------------------ indexes
     def _ensure_indexes(self) -> None:
         """Create missing indexes (on an empty table too: later rows are folded in)."""
-        from lancedb.index import FTS, BTree
-
-        have = {tuple(ix.columns) for ix in self._tbl.list_indices()}
-        missing = [c for c in ("source", "parent_id", "id", "keywords") if (c,) not in have]
+        missing = upkeep.missing_indexes(self._tbl)
         if not missing:
             return  # the common case: no write, so the summary stays current
         with self._writing():
-            for column in ("source", "parent_id", "id"):
-                if column in missing:
-                    self._tbl.create_index(column, config=BTree())
-            if "keywords" in missing:
-                # Our column is already normalised: split on spaces, change nothing.
-                fts = FTS(
-                    base_tokenizer="whitespace",
-                    lower_case=False,
-                    stem=False,
-                    remove_stop_words=False,
-                    ascii_folding=False,
-                    max_token_length=None,
-                )
-                self._tbl.create_index("keywords", config=fts, replace=False)
+            upkeep.create_indexes(self._tbl, missing)
 
     def keywords_stale(self) -> bool:
         """Whether some keyword entries predate the current scheme (:meth:`maintain`
@@ -237,15 +149,15 @@ class ChunkTable:
         per file. Compaction runs while queries go on (they read their own version's
         files, which it keeps); only the final removal of old versions holds the
         exclusive lock, briefly, so no in-process query reads a file being deleted
-        (another process's may: see :func:`_drop_old_versions`).
+        (another process's may: see :func:`~minirag_store.index.upkeep.drop_old_versions`).
         """
         self._ensure_indexes()
         with self._writing():
             if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
-                kwcol.refresh_stale(self._tbl, _in_sources)
-            self._tbl.optimize(cleanup_older_than=_KEEP_ALL)
+                kwcol.refresh_stale(self._tbl, in_sources)
+            upkeep.compact(self._tbl)
             with self._rw.exclusive():
-                _drop_old_versions(self._tbl)
+                upkeep.drop_old_versions(self._tbl)
         # Once per batch or sync: the next process's status, list and no-op sync then
         # answer from the summary without opening LanceDB (~1 s of imports).
         self.summary()
@@ -285,7 +197,7 @@ class ChunkTable:
             self.delete_sources(unique)
             return
         data = self._arrow(rows, vectors)
-        scope = _in_sources(unique)
+        scope = in_sources(unique)
         with self._writing():
             (
                 self._tbl.merge_insert("id")
@@ -300,7 +212,7 @@ class ChunkTable:
         unique = list(dict.fromkeys(sources))
         if not unique:
             return 0
-        where = _in_sources(unique)
+        where = in_sources(unique)
         with self._writing():
             count = self._tbl.count_rows(where)
             if count:
@@ -323,7 +235,7 @@ class ChunkTable:
     def summary(self) -> IndexSummary:
         """Per-source metadata and counts of the latest version: from the summary file
         when it describes that version, else read from the table (no vector or text)
-        and written for the next process (see :mod:`minirag_store.summary`)."""
+        and written for the next process (see :mod:`minirag_store.index.summary`)."""
         version = self._fresh_version()
         held = self._summary
         if held is not None and held.version == version:
@@ -333,31 +245,14 @@ class ChunkTable:
             self._summary = cached
             return cached
         has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
-        rows = self._rows(None, [*_META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
-        metas: dict[str, SourceMeta] = {}
-        counts: dict[str, int] = {}
-        by_scheme: dict[int, int] = {}
-        for row in rows:
-            source, scheme = row["source"], row["scheme_version"]
-            counts[source] = counts.get(source, 0) + 1
-            by_scheme[scheme] = by_scheme.get(scheme, 0) + 1
-            prev = metas.get(source)
-            if prev is None or scheme < prev.scheme_version:
-                metas[source] = SourceMeta(
-                    row["source_type"], row["title"], row["file_hash"], row["mtime"],
-                    row["size"], 0, scheme, row["ocr_engine"],
-                )  # fmt: skip
-        fresh = IndexSummary(
+        rows = self._rows(None, [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
+        fresh = summary.summarize(
+            rows,
             version=version,
             model_id=self.model_id,
             dim=self.dim,
-            sources={s: _with_count(m, counts[s]) for s, m in metas.items()},
-            chunks_by_scheme=by_scheme,
-            keywords_version=min(
-                (r[kwcol.VERSION_COLUMN] or 0 for r in rows), default=kwcol.KEYWORDS_VERSION
-            )
-            if has_kw
-            else 0,
+            keywords_column=kwcol.VERSION_COLUMN if has_kw else None,
+            keywords_default=kwcol.KEYWORDS_VERSION,
         )
         summary.store(self.db_path, fresh, self._fresh_version)
         self._summary = fresh
@@ -420,7 +315,7 @@ class ChunkTable:
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """The write lock; a write also drops the cached latest version, and removes the
-        index summary before and after it commits (see :mod:`minirag_store.summary`)."""
+        index summary before and after it commits (see :mod:`minirag_store.index.summary`)."""
         with self._write:
             summary.invalidate(self.db_path)
             try:
@@ -473,7 +368,7 @@ class ChunkTable:
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """Nearest chunks by cosine distance, best first: ``id``, ``source``,
-        ``parent_id``, ``_distance`` (exact search, see :mod:`minirag_store.vectors`)."""
+        ``parent_id``, ``_distance`` (exact search, see :mod:`minirag_store.index.vectors`)."""
         with self._rw.shared():
             return self._snapshot().search(vector, limit, scopes)
 
@@ -503,36 +398,3 @@ class ChunkTable:
                 source, parent = snap.source_of(row), snap.parent_ids[row]
                 out.append({"id": row_id, "source": source, "parent_id": parent, "_score": score})
         return out
-
-
-def _drop_old_versions(table: Any) -> None:
-    """Delete every version but the latest: the index stays one version's size across
-    re-syncs. LanceDB warns that a reader in another process still on an older version
-    then fails (a time window would not help: a version superseded a moment ago may be
-    hours old); that risk is taken on purpose, so only that one message is ignored."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
-        )
-        table.optimize(cleanup_older_than=timedelta(0))
-
-
-def _in_sources(sources: Sequence[str]) -> str:
-    return f"source IN ({', '.join(sql_str(s) for s in sources)})"
-
-
-def _with_count(meta: SourceMeta, count: int) -> SourceMeta:
-    from dataclasses import replace
-
-    return replace(meta, chunk_count=count)
-
-
-def scope_filter(scopes: Sequence[str] | None) -> str | None:
-    """SQL for "source is one of ``scopes`` or lies under one at a ``/`` boundary"."""
-    if not scopes:
-        return None
-    parts = []
-    for prefix in scopes:
-        base = prefix if prefix.endswith("/") else prefix + "/"
-        parts.append(f"source = {sql_str(prefix)} OR starts_with(source, {sql_str(base)})")
-    return "(" + " OR ".join(f"({p})" for p in parts) + ")"

@@ -1,0 +1,101 @@
+"""The markitdown engine and what every converter returns (:class:`Converted`).
+
+markitdown is created once per process, on first use (it loads magika's model and takes
+seconds to import). Every result has its inlined ``![alt](data:…)`` pictures replaced by
+their alt text: markitdown writes one per embedded picture, and on a real office corpus
+they made 8.5% of all chunks while carrying no searchable words.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.convert.titles import mark_code_lines
+from minirag_store.errors import ConversionError
+
+if TYPE_CHECKING:
+    from markitdown import MarkItDown
+
+__all__ = ["Converted", "finish", "markitdown_convert", "strip_data_images"]
+
+_DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
+
+_markitdown: MarkItDown | None = None
+_markitdown_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A converted document: its markdown, its chosen title, and the OCR engine used ("")."""
+
+    markdown: str
+    title: str | None
+    ocr_engine: str = ""
+
+
+def _engine() -> MarkItDown:
+    """The process-wide MarkItDown instance, created once on first use."""
+    global _markitdown  # noqa: PLW0603 - a lazily built process singleton
+    with _markitdown_lock:
+        if _markitdown is None:
+            from markitdown import MarkItDown
+
+            _markitdown = MarkItDown(enable_plugins=False)
+        return _markitdown
+
+
+def strip_data_images(markdown: str) -> str:
+    """Replace each inlined ``![alt](data:…)`` picture by its alt text.
+
+    Image links to a path or an http URL are references and stay; so does anything inside
+    a fenced code block, where a ``data:`` URI is content someone wrote on purpose.
+    """
+    if "data:" not in markdown:
+        return markdown
+    out = [
+        line if code else _DATA_IMAGE.sub(lambda m: m.group(1).strip(), line)
+        for line, code in mark_code_lines(markdown.split("\n"))
+    ]
+    return "\n".join(out)
+
+
+def finish(markdown: str, what: str) -> str:
+    """Normalised line ends, no inlined pictures; raises when nothing readable is left."""
+    text = strip_data_images(markdown.replace("\r\n", "\n"))
+    if not text.strip():
+        raise ConversionError(f"{what} holds no text to index (the converter produced nothing)")
+    return text
+
+
+def markitdown_convert(data: bytes | None, path: Path | None, ext: str, what: str) -> Any:
+    """Run markitdown on UTF-8 ``data`` or on the file at ``path``; returns its result.
+
+    ``ext`` tells markitdown which converter to use; ``what`` names the input in errors.
+    Its failures (and the builtins damaged files make parsers raise) become
+    :class:`ConversionError` with the reason on one line.
+    """
+    from markitdown import MarkItDownException, StreamInfo
+
+    kwargs: dict[str, Any] = {}
+    if ext == ".docx":
+        kwargs["style_map"] = "comment-reference => "  # render reviewers' comments as text
+    try:
+        if data is not None:
+            info = StreamInfo(extension=ext, charset="utf-8")
+            return _engine().convert_stream(io.BytesIO(data), stream_info=info, **kwargs)
+        assert path is not None
+        with path.open("rb") as fh:
+            info = StreamInfo(extension=ext, filename=path.name, local_path=str(path))
+            return _engine().convert_stream(fh, stream_info=info, **kwargs)
+    except MarkItDownException as e:
+        reason = " ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        reason = reason[:400] or type(e).__name__
+        raise ConversionError(f"Could not convert {what}: {reason}") from e
+    except (ValueError, KeyError, IndexError, TypeError, RuntimeError, OSError) as e:
+        # Parsers of damaged files raise all sorts of builtins (zipfile.BadZipFile is an OSError).
+        raise ConversionError(f"Could not convert {what}: {type(e).__name__}: {e}") from e

@@ -1,0 +1,130 @@
+"""The chunk table's shape: columns, row ids, the model recorded in its metadata, and the
+SQL filters built from user input (always through :func:`sql_str`).
+
+Pure (pyarrow is imported only to build the schema): :mod:`minirag_store.index.table`
+uses it, and so do the keyword column's rebuild and the search's scope filters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.errors import IndexMismatchError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "META_COLUMNS",
+    "ROW_FIELDS",
+    "TABLE_NAME",
+    "check_model",
+    "chunk_id",
+    "in_sources",
+    "parent_key",
+    "schema",
+    "scope_filter",
+    "sql_str",
+    "stored_model",
+]
+
+TABLE_NAME = "chunks"
+_META_MODEL = b"minirag.model"
+_META_DIM = b"minirag.dim"
+META_COLUMNS = ["source", "source_type", "title", "file_hash", "mtime", "size"]
+META_COLUMNS += ["scheme_version", "ocr_engine"]
+
+#: Fields a caller supplies per chunk; the table adds id, keywords, vector and ingested_at.
+ROW_FIELDS = (
+    "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
+    "file_hash", "mtime", "size", "ocr_engine", "scheme_version",
+)  # fmt: skip
+
+
+def sql_str(value: str) -> str:
+    """``value`` as a SQL string literal: quotes doubled, so it can never end the literal.
+
+    Used with ``=``/``IN``/``starts_with`` only (never ``LIKE``), so ``%`` and ``_`` stay
+    ordinary characters and cannot widen a filter.
+    """
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _key(source: str) -> str:
+    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
+
+
+def chunk_id(source: str, chunk_index: int) -> str:
+    """Stable row id of a chunk: replacing a source updates rows with the same ids."""
+    return f"{_key(source)}:{chunk_index}"
+
+
+def parent_key(source: str, section: int) -> str:
+    """The ``parentId`` of a section of a source."""
+    return f"{_key(source)}:s{section}"
+
+
+def schema(dim: int, model_id: str) -> pa.Schema:
+    """The table's columns, with the model that fills ``vector`` in the metadata."""
+    import pyarrow as pa
+
+    fields = [
+        ("id", pa.string()),
+        ("source", pa.string()),
+        ("source_type", pa.string()),
+        ("title", pa.string()),
+        ("chunk_index", pa.int32()),
+        ("text", pa.string()),
+        ("body_start", pa.int32()),
+        ("keywords", pa.string()),
+        ("vector", pa.list_(pa.float16(), dim)),
+        ("parent_id", pa.string()),
+        ("file_hash", pa.string()),
+        ("mtime", pa.float64()),
+        ("size", pa.int64()),
+        ("ingested_at", pa.string()),
+        ("ocr_engine", pa.string()),
+        ("scheme_version", pa.int32()),
+        ("keywords_version", pa.int32()),  # see keyword_column.py
+    ]
+    meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
+    return pa.schema([pa.field(n, t) for n, t in fields], metadata=meta)
+
+
+def stored_model(table: Any) -> tuple[str, int]:
+    """The ``(model id, dimension)`` recorded in a table ('', 0 when none is)."""
+    meta = table.schema.metadata or {}
+    raw_dim = meta.get(_META_DIM, b"").decode()
+    return meta.get(_META_MODEL, b"").decode(), int(raw_dim) if raw_dim.isdigit() else 0
+
+
+def check_model(table: Any, db_path: Path, model_id: str, dim: int) -> None:
+    """Refuse a table built with another model or dimension (vectors would not compare)."""
+    stored, stored_dim = stored_model(table)
+    if stored != model_id or stored_dim != dim:
+        stored = stored or "an unknown model"
+        raise IndexMismatchError(
+            f"The index at {db_path} was built with {stored} ({stored_dim} dims), but the "
+            f"configured model is {model_id} ({dim} dims). Vectors of different models are "
+            "not comparable: set a new DB_PATH for this model, or delete the index folder "
+            "and re-index (sync) with the new model."
+        )
+
+
+def in_sources(sources: Sequence[str]) -> str:
+    """SQL for "source is one of ``sources``"."""
+    return f"source IN ({', '.join(sql_str(s) for s in sources)})"
+
+
+def scope_filter(scopes: Sequence[str] | None) -> str | None:
+    """SQL for "source is one of ``scopes`` or lies under one at a ``/`` boundary"."""
+    if not scopes:
+        return None
+    parts = []
+    for prefix in scopes:
+        base = prefix if prefix.endswith("/") else prefix + "/"
+        parts.append(f"source = {sql_str(prefix)} OR starts_with(source, {sql_str(base)})")
+    return "(" + " OR ".join(f"({p})" for p in parts) + ")"
