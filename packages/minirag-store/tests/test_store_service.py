@@ -141,7 +141,7 @@ def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make
     Index (or process) writing shows up in this one's searches after that, not never."""
     import time
 
-    from minirag_store.index import table as table_module
+    from minirag_store.index import searcher as searcher_module
 
     writer = make_index()
     writer.ingest_data("Lunch is served at noon in the atrium.", "notes/lunch", "text")
@@ -149,7 +149,7 @@ def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make
     try:
         assert reader.query("lunch atrium")["results"]  # looks the version up now
         writer.ingest_data("The quokkatron calibrates sprockets nightly.", "notes/q", "text")
-        time.sleep(table_module._VERSION_FRESH_S + 0.1)
+        time.sleep(searcher_module._VERSION_FRESH_S + 0.1)
         found = [h["source"] for h in reader.query("quokkatron sprockets")["results"]]
         assert found[0] == "notes/q"
     finally:

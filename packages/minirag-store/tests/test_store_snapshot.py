@@ -58,7 +58,7 @@ def test_another_writers_commit_is_seen_at_once(tmp_path):
 def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, monkeypatch):
     """The keyword side reads the new version with its hits; the vector side and the
     parent look-up must reuse that snapshot, not reload under the cached older version."""
-    import minirag_store.index.table as table_module
+    import minirag_store.index.searcher as searcher_module
 
     reader = ChunkTable.open(tmp_path / "db", "m", DIM)
     writer = ChunkTable.open(tmp_path / "db", "m", DIM)
@@ -66,13 +66,13 @@ def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, 
     reader.vector_search(np.ones(DIM), 5)  # caches the latest version and its snapshot
     _put(writer, "/d/b.md", ["narwhal notes"], seed=6)
     loads: list[int] = []
-    load = table_module.load_snapshot
+    load = searcher_module.load_snapshot
 
     def counted(*args, **kwargs):
         loads.append(1)
         return load(*args, **kwargs)
 
-    monkeypatch.setattr(table_module, "load_snapshot", counted)
+    monkeypatch.setattr(searcher_module, "load_snapshot", counted)
     hits = reader.keyword_search("narwhal", 5)
     assert [h["source"] for h in hits] == ["/d/b.md"]
     assert "/d/b.md" in {r["source"] for r in reader.vector_search(np.ones(DIM), 5)}

@@ -19,6 +19,7 @@ from typing import Literal
 from minirag_store.errors import ConfigError
 
 __all__ = [
+    "DEFAULT_ANN_MIN_CHUNKS",
     "DEFAULT_MAX_RESPONSE_TOKENS",
     "DEFAULT_MODEL_NAME",
     "OCR_LANGUAGES",
@@ -48,6 +49,12 @@ DEFAULT_OCR_MIN_CHARS = 25
 DEFAULT_MAX_RESPONSE_TOKENS = 6000
 #: Below this an answer could not hold one hit's fields, a cut passage and the notice.
 MIN_MAX_RESPONSE_TOKENS = 1000
+#: RAG_ANN_MIN_CHUNKS: from this many chunks on, vector search goes through LanceDB's IVF
+#: index instead of the exact in-memory snapshot (index/ann.py; bench/scale.py measures
+#: both paths). The exact path holds ~2 KB of memory per chunk and scans every vector.
+DEFAULT_ANN_MIN_CHUNKS = 200_000
+#: Below this an IVF index has too few rows per partition to be worth training.
+MIN_ANN_MIN_CHUNKS = 256
 
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
 _KNOWN_MAX_TOKENS: dict[str, int] = {
@@ -101,6 +108,7 @@ class Config:
     instructions_append: str | None = None
     allow_private_urls: bool = False
     max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS
+    ann_min_chunks: int = DEFAULT_ANN_MIN_CHUNKS
 
     @property
     def ocr_languages(self) -> tuple[str, ...]:
@@ -232,6 +240,9 @@ def _search_settings(env: Mapping[str, str]) -> dict:
         "grouping": grouping,
         "max_distance": max_distance,
         "max_files": _int(env, "RAG_MAX_FILES", None, 1),
+        "ann_min_chunks": _int(
+            env, "RAG_ANN_MIN_CHUNKS", DEFAULT_ANN_MIN_CHUNKS, MIN_ANN_MIN_CHUNKS
+        ),
     }
 
 

@@ -123,8 +123,9 @@ def _score_fusion(
     Both fusions need every candidate's cosine, so the vector pass also scores the
     keyword hits (one pass over the vectors either way).
     """
+    known = {r["id"]: r["vector"] for r in kw_rows if "vector" in r}  # ANN path only
     vec_rows, similarity = table.vector_search_scoring(
-        query_vector, fetch, scopes, [r["id"] for r in kw_rows]
+        query_vector, fetch, scopes, [r["id"] for r in kw_rows], known
     )
     kw_rows = [r for r in kw_rows if r["id"] in similarity]  # gone since the search: left out
     similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})

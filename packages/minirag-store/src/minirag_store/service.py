@@ -35,6 +35,7 @@ from minirag_store.results import (
 )
 
 if TYPE_CHECKING:
+    from minirag_store.index.ann import AnnSettings
     from minirag_store.index.embedding import Embedder
     from minirag_store.index.table import ChunkTable
     from minirag_store.ingest.sync import SyncManager
@@ -197,13 +198,17 @@ class Index:
 
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = ChunkTable.open_existing(config.db_path, config.model_name)
+                self._table_obj = ChunkTable.open_existing(
+                    config.db_path, config.model_name, ann=_ann_settings(config)
+                )
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = ChunkTable.open(config.db_path, embedder.model_id, embedder.dim)
+                self._table_obj = ChunkTable.open(
+                    config.db_path, embedder.model_id, embedder.dim, ann=_ann_settings(config)
+                )
             return self._table_obj
 
     def warm_up(self) -> None:
@@ -219,10 +224,12 @@ class Index:
             if self._table_obj is None:
                 from minirag_store.index.table import ChunkTable
 
-                self._table_obj = ChunkTable.open_existing(config.db_path, config.model_name)
+                self._table_obj = ChunkTable.open_existing(
+                    config.db_path, config.model_name, ann=_ann_settings(config)
+                )
             table = self._table_obj
         if table is not None:
-            table.snapshot()
+            table.warm()
         self.embedder()
         if table is not None:
             # One throwaway search: the first real one then also finds the modules it
@@ -422,3 +429,10 @@ def _check_dims(table: ChunkTable, embedder: Embedder) -> None:
             f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
             "DB_PATH or re-index with the model that built it."
         )
+
+
+def _ann_settings(config: Config) -> AnnSettings:
+    """When the table's vector side switches to the ANN index (RAG_ANN_MIN_CHUNKS)."""
+    from minirag_store.index.ann import AnnSettings
+
+    return AnnSettings(min_chunks=config.ann_min_chunks)

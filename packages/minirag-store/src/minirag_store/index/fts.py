@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -60,24 +60,29 @@ class KeywordSearcher:
         self._table: Any = None  # lancedb.AsyncTable, opened on first search (on the loop)
 
     def search(
-        self, terms: str, column: str, limit: int, where: str | None
+        self,
+        terms: str,
+        column: str,
+        limit: int,
+        where: str | None,
+        columns: Sequence[str] = ("id", "_score"),
     ) -> tuple[pa.Table, int]:
-        """Ids and BM25 scores (``id``, ``_score``) of the best ``limit`` rows for
+        """``columns`` (by default the id and BM25 score) of the best ``limit`` rows for
         ``terms`` in ``column``, within the SQL filter ``where``, and the table version.
 
-        Only the id and score are read from disk: each further column selected would be
-        read from the fragments of every hit.
+        Read only what is needed: each further column selected is read from the
+        fragments of every hit.
         """
-        return _LOOP.run(self._search(terms, column, limit, where))
+        return _LOOP.run(self._search(terms, column, limit, where, list(columns)))
 
     async def _search(
-        self, terms: str, column: str, limit: int, where: str | None
+        self, terms: str, column: str, limit: int, where: str | None, columns: list[str]
     ) -> tuple[pa.Table, int]:
         table = await self._opened()
         query = table.query().nearest_to_text(terms, columns=column)
         if where:
             query = query.where(where)  # a prefilter: scoped hits are not crowded out
-        found = await query.select(["id", "_score"]).limit(limit).to_arrow()
+        found = await query.select(columns).limit(limit).to_arrow()
         # Read after the search: at least as new as the version its hits came from.
         return found, await table.version()
 

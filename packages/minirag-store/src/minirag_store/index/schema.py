@@ -24,6 +24,7 @@ __all__ = [
     "check_model",
     "chunk_id",
     "in_sources",
+    "in_values",
     "parent_key",
     "schema",
     "scope_filter",
@@ -114,9 +115,14 @@ def check_model(table: Any, db_path: Path, model_id: str, dim: int) -> None:
         )
 
 
+def in_values(values: Sequence[str]) -> str:
+    """``values`` as a SQL list for ``IN``: ``('a', 'b')``."""
+    return "(" + ", ".join(sql_str(v) for v in values) + ")"
+
+
 def in_sources(sources: Sequence[str]) -> str:
     """SQL for "source is one of ``sources``"."""
-    return f"source IN ({', '.join(sql_str(s) for s in sources)})"
+    return f"source IN {in_values(sources)}"
 
 
 def scope_filter(scopes: Sequence[str] | None) -> str | None:

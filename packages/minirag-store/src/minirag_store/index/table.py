@@ -18,25 +18,25 @@ Design notes:
 * ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
   per-section and per-id look-ups (neighbours, read, delete, counts of one source, the
   merge on ``id``) never scan the whole table.
-* Search reads from an in-memory snapshot of the latest version (vectors + hit columns,
-  :mod:`minirag_store.index.vectors`), reloaded once per commit: a query's only disk read is the
-  FTS search, which returns bare ids (``parent_chunks``/``rows_by_id`` use it too).
+* Search (:mod:`minirag_store.index.searcher`) reads from an in-memory snapshot of the
+  latest version, reloaded once per commit, or past ``RAG_ANN_MIN_CHUNKS`` through the
+  IVF index that :meth:`maintain` builds (:mod:`minirag_store.index.ann`).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.index import ann as ann_index
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index import summary, upkeep
+from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fts import KeywordSearcher
-from minirag_store.index.keywords import normalize_query
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
     META_COLUMNS,
@@ -49,8 +49,9 @@ from minirag_store.index.schema import (
     sql_str,
     stored_model,
 )
+from minirag_store.index.searcher import Searcher
 from minirag_store.index.summary import IndexSummary, SourceMeta
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
+from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,28 +60,35 @@ if TYPE_CHECKING:
 __all__ = ["ChunkTable", "SourceMeta"]
 
 _ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
-#: How long a looked-up latest table version is trusted before asking LanceDB again.
-_VERSION_FRESH_S = 0.25
 
 
 class ChunkTable:
     """The chunk rows of one index. Thread-safe; open with :meth:`open`."""
 
-    def __init__(self, table: Any, db_path: Path, model_id: str, dim: int) -> None:
+    def __init__(
+        self,
+        table: Any,
+        db_path: Path,
+        model_id: str,
+        dim: int,
+        *,
+        ann: AnnSettings | None = None,
+    ) -> None:
         self._tbl = table
         self.db_path = db_path
         self.model_id = model_id
         self.dim = dim
+        self._ann = ann
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
-        self._snap: VectorSnapshot | None = None
-        self._snap_lock = threading.Lock()
-        self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
         self._summary: IndexSummary | None = None  # the last one read, of its version
-        self._keywords = KeywordSearcher(db_path, TABLE_NAME)
+        keywords = KeywordSearcher(db_path, TABLE_NAME)
+        self._search = Searcher(table, dim, self._rw, keywords, ann)
 
     @classmethod
-    def open(cls, db_path: Path, model_id: str, dim: int) -> ChunkTable:
+    def open(
+        cls, db_path: Path, model_id: str, dim: int, *, ann: AnnSettings | None = None
+    ) -> ChunkTable:
         """Open (or create) the table at ``db_path``; refuse an index of another model."""
         import lancedb
 
@@ -92,19 +100,21 @@ class ChunkTable:
             summary.invalidate(db_path)  # left by a table that was deleted
             table = db.create_table(TABLE_NAME, schema=schema(dim, model_id), exist_ok=True)
         check_model(table, db_path, model_id, dim)
-        chunk_table = cls(table, db_path, model_id, dim)
+        chunk_table = cls(table, db_path, model_id, dim, ann=ann)
         chunk_table._ensure_indexes()
         return chunk_table
 
     @classmethod
-    def open_existing(cls, db_path: Path, model_id: str) -> ChunkTable | None:
+    def open_existing(
+        cls, db_path: Path, model_id: str, *, ann: AnnSettings | None = None
+    ) -> ChunkTable | None:
         """Open a table that already records its model, checking only the model's name.
 
         Reads, listings and deletes need no embedding model: this lets them skip the
         seconds a model load costs. None when there is no table yet (creating one needs
         the model's dimension, so the caller then loads the model and uses :meth:`open`).
         """
-        table = cls.peek(db_path)
+        table = cls.peek(db_path, ann=ann)
         if table is None or not table.model_id:
             return None
         check_model(table._tbl, db_path, model_id, table.dim)
@@ -112,7 +122,7 @@ class ChunkTable:
         return table
 
     @classmethod
-    def peek(cls, db_path: Path) -> ChunkTable | None:
+    def peek(cls, db_path: Path, *, ann: AnnSettings | None = None) -> ChunkTable | None:
         """Open an existing table without creating anything or checking the model
         (``status`` reads counts without loading the embedding model); None if absent."""
         import lancedb
@@ -125,7 +135,7 @@ class ChunkTable:
         except ValueError:
             return None
         model_id, dim = stored_model(table)
-        return cls(table, db_path, model_id, dim)
+        return cls(table, db_path, model_id, dim, ann=ann)
 
     # ------------------------------------------------------------------ indexes
     def _ensure_indexes(self) -> None:
@@ -150,12 +160,17 @@ class ChunkTable:
         files, which it keeps); only the final removal of old versions holds the
         exclusive lock, briefly, so no in-process query reads a file being deleted
         (another process's may: see :func:`~minirag_store.index.upkeep.drop_old_versions`).
+        Past ``RAG_ANN_MIN_CHUNKS`` it also (re)trains the vector index when due
+        (:func:`~minirag_store.index.ann.due`).
         """
         self._ensure_indexes()
         with self._writing():
             if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
                 kwcol.refresh_stale(self._tbl, in_sources)
             upkeep.compact(self._tbl)
+            rows = self._tbl.count_rows()
+            if self._ann is not None and ann_index.due(self._tbl, rows, self._ann):
+                ann_index.build(self._tbl, rows, self.dim)
             with self._rw.exclusive():
                 upkeep.drop_old_versions(self._tbl)
         # Once per batch or sync: the next process's status, list and no-op sync then
@@ -295,21 +310,13 @@ class ChunkTable:
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         """Every chunk (all hit columns) of the sections ``parent_ids``, grouped by
-        section, each group in order; read from the search snapshot, not from disk."""
-        unique = list(dict.fromkeys(p for p in parent_ids if p))
-        if not unique:
-            return {}
-        snap = self._snapshot()
-        sections = [snap.section_rows(p) for p in unique]
-        rows = iter(snap.rows([r for section in sections for r in section]))
-        pairs = zip(unique, sections, strict=True)
-        return {p: [next(rows) for _ in section] for p, section in pairs}
+        section, each group in order (from the search snapshot, or by id past the ANN
+        threshold)."""
+        return self._search.parent_chunks(parent_ids)
 
     def rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The rows (hit columns) with these ids, read from the search snapshot."""
-        snap = self._snapshot()
-        found = [snap.row_of[i] for i in dict.fromkeys(ids) if i in snap.row_of]
-        return {r["id"]: r for r in snap.rows(found)}
+        """The rows (hit columns) with these ids."""
+        return self._search.rows_by_id(ids)
 
     # ------------------------------------------------------------------- search
     @contextmanager
@@ -321,80 +328,45 @@ class ChunkTable:
             try:
                 yield
             finally:
-                self._version_seen = None
+                self._search.forget_version()
                 summary.invalidate(self.db_path)
 
-    def _latest_version(self) -> int:
-        """The table's latest version, asked of LanceDB at most every
-        :data:`_VERSION_FRESH_S` (each ask is a hop to its event loop, ~0.45 ms, and a
-        query asks twice). This process's own writes are seen at once; another
-        process's commit within that interval."""
-        now = time.monotonic()
-        seen = self._version_seen
-        if seen is not None and now - seen[0] < _VERSION_FRESH_S:
-            return seen[1]
-        version: int = self._tbl.version
-        self._version_seen = (now, version)
-        return version
-
-    def _snapshot(self, version: int | None = None) -> VectorSnapshot:
-        """A snapshot at least as new as ``version`` (the latest one when not given).
-
-        An explicit version (the keyword search reads it with its hits) also refreshes
-        the cached latest version, so a query's vector side does not reload the older
-        one right after its keyword side loaded the newer.
-        """
-        if version is None:
-            current = self._latest_version()
-        else:
-            current = version
-            seen = self._version_seen
-            if seen is None or version > seen[1]:
-                self._version_seen = (time.monotonic(), version)
-        snap = self._snap
-        if snap is None or snap.version < current:
-            with self._snap_lock:
-                snap = self._snap
-                if snap is None or snap.version < current:
-                    snap = load_snapshot(self._tbl, current, self.dim, _ALL)
-                    self._snap = snap
-        return snap
-
     def snapshot(self) -> VectorSnapshot:
-        """The latest version's in-memory search snapshot (what search holds in memory)."""
-        return self._snapshot()
+        """The latest version's exact-search snapshot (what the exact path holds in
+        memory; past the ANN threshold search does not use it)."""
+        return self._search.snapshot()
+
+    def warm(self) -> None:
+        """Load what search holds in memory for the latest version (nothing on ANN)."""
+        self._search.warm()
+
+    def uses_ann(self) -> bool:
+        """Whether the vector side of the latest version searches the ANN index."""
+        return self._search.ann_path() is not None
 
     def vector_search(
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """Nearest chunks by cosine distance, best first: ``id``, ``source``,
-        ``parent_id``, ``_distance`` (exact search, see :mod:`minirag_store.index.vectors`)."""
-        with self._rw.shared():
-            return self._snapshot().search(vector, limit, scopes)
+        ``parent_id``, ``_distance`` (see :mod:`minirag_store.index.searcher`)."""
+        return self._search.vector_search_scoring(vector, limit, scopes, ())[0]
 
     def vector_search_scoring(
-        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None, ids: Sequence[str]
+        self,
+        vector: np.ndarray,
+        limit: int,
+        scopes: Sequence[str] | None,
+        ids: Sequence[str],
+        known: Mapping[str, Any] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, float]]:
         """:meth:`vector_search`, plus the cosine similarity of each chunk of ``ids`` still
-        in the table: the fusion scores keyword-only candidates with it."""
-        with self._rw.shared():
-            return self._snapshot().search_scoring(vector, limit, scopes, ids)
+        in the table: the fusion scores keyword-only candidates with it. ``known``: stored
+        vectors of some of ``ids`` already read (the ANN path's keyword hits carry them)."""
+        return self._search.vector_search_scoring(vector, limit, scopes, ids, known)
 
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None
     ) -> list[dict[str, Any]]:
         """BM25 hits over the keyword column, best first: ``id``, ``source``,
         ``parent_id``, ``_score``; [] when the query has no searchable term."""
-        terms = normalize_query(text)
-        if not terms:
-            return []
-        with self._rw.shared():
-            found, version = self._keywords.search(terms, "keywords", limit, scope_sql)
-        snap = self._snapshot(version)  # read after the search: at least as new as its rows
-        out = []
-        for row_id, score in zip(found["id"].to_pylist(), found["_score"].to_pylist(), strict=True):
-            row = snap.row_of.get(row_id)
-            if row is not None:  # deleted by a commit since the search: left out
-                source, parent = snap.source_of(row), snap.parent_ids[row]
-                out.append({"id": row_id, "source": source, "parent_id": parent, "_score": score})
-        return out
+        return self._search.keyword_search(text, limit, scope_sql)

@@ -1,0 +1,204 @@
+"""The search side of a chunk table: which vector path serves the current version, and
+the hits, rows and sections a query reads.
+
+Two paths, chosen per table version:
+
+* **exact** (the default, and always below ``RAG_ANN_MIN_CHUNKS``): an in-memory snapshot
+  of the version (vectors + hit columns, :mod:`minirag_store.index.vectors`), reloaded once
+  per commit; a query's only disk read is the keyword search, which returns bare ids;
+* **ANN** (past the threshold, once :meth:`ChunkTable.maintain` has built the vector
+  index): LanceDB's IVF index plus reads by id (:mod:`minirag_store.index.ann`), with
+  nothing per chunk held in memory.
+
+Both return the same shapes with the same cosine distances, so fusion, filters and
+grouping above them cannot tell which one answered.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
+from minirag_store.index.keywords import normalize_query
+from minirag_store.index.schema import scope_filter
+from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from minirag_store.index.fts import KeywordSearcher
+    from minirag_store.index.rwlock import ReadWriteLock
+
+__all__ = ["Searcher"]
+
+_ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
+#: How long a looked-up latest table version is trusted before asking LanceDB again.
+_VERSION_FRESH_S = 0.25
+
+
+class Searcher:
+    """Vector and keyword search over one LanceDB table, on the exact or the ANN path."""
+
+    def __init__(
+        self,
+        table: Any,
+        dim: int,
+        rw: ReadWriteLock,
+        keywords: KeywordSearcher,
+        ann: AnnSettings | None,
+    ) -> None:
+        self._tbl = table
+        self._dim = dim
+        self._rw = rw
+        self._keywords = keywords
+        self._ann_settings = ann
+        self._snap: VectorSnapshot | None = None
+        self._ann: tuple[int, AnnSearch | None] | None = None  # (version, path at it)
+        self._lock = threading.Lock()
+        self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
+
+    def forget_version(self) -> None:
+        """This process just wrote: ask LanceDB for the latest version next time."""
+        self._version_seen = None
+
+    def _latest_version(self) -> int:
+        """The table's latest version, asked of LanceDB at most every
+        :data:`_VERSION_FRESH_S` (each ask is a hop to its event loop, ~0.45 ms, and a
+        query asks twice). This process's own writes are seen at once; another
+        process's commit within that interval."""
+        now = time.monotonic()
+        seen = self._version_seen
+        if seen is not None and now - seen[0] < _VERSION_FRESH_S:
+            return seen[1]
+        version: int = self._tbl.version
+        self._version_seen = (now, version)
+        return version
+
+    def _current(self, version: int | None) -> int:
+        """``version``, or the latest one; an explicit newer version (the keyword search
+        reads it with its hits) also refreshes the cached latest one, so a query's vector
+        side does not reload the older one right after its keyword side saw the newer."""
+        if version is None:
+            return self._latest_version()
+        seen = self._version_seen
+        if seen is None or version > seen[1]:
+            self._version_seen = (time.monotonic(), version)
+        return version
+
+    def ann_path(self, version: int | None = None) -> AnnSearch | None:
+        """The ANN path when it serves ``version`` (past the threshold, index built)."""
+        settings = self._ann_settings
+        if settings is None:
+            return None
+        current = self._current(version)
+        held = self._ann
+        if held is not None and held[0] >= current:
+            return held[1]
+        with self._lock:
+            held = self._ann
+            if held is None or held[0] < current:
+                ready = (
+                    self._tbl.count_rows() >= settings.min_chunks
+                    and trained_rows(self._tbl) is not None
+                )
+                path = AnnSearch(self._tbl, settings, ROW_COLUMNS) if ready else None
+                if path is not None:
+                    self._snap = None  # the exact snapshot's memory goes back
+                held = (current, path)
+                self._ann = held
+            return held[1]
+
+    def snapshot(self, version: int | None = None) -> VectorSnapshot:
+        """The exact path's snapshot, at least as new as ``version`` (else the latest)."""
+        current = self._current(version)
+        snap = self._snap
+        if snap is None or snap.version < current:
+            with self._lock:
+                snap = self._snap
+                if snap is None or snap.version < current:
+                    snap = load_snapshot(self._tbl, current, self._dim, _ALL)
+                    self._snap = snap
+        return snap
+
+    def warm(self) -> None:
+        """Load what the current version's path holds in memory (nothing for ANN)."""
+        with self._rw.shared():
+            if self.ann_path() is None:
+                self.snapshot()
+
+    def vector_search_scoring(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        scopes: Sequence[str] | None,
+        ids: Sequence[str],
+        known: Mapping[str, Any] | None = None,
+    ) -> tuple[list[dict[str, Any]], dict[str, float]]:
+        """Nearest chunks (``id``, ``source``, ``parent_id``, ``_distance``), best first,
+        plus the cosine similarity of each chunk of ``ids`` still in the table.
+
+        ``known``: stored vectors already read for some of ``ids`` (the ANN path's keyword
+        hits carry theirs), so they are not read again."""
+        with self._rw.shared():
+            ann = self.ann_path()
+            if ann is not None:
+                return ann.search_scoring(vector, limit, scope_filter(scopes), ids, known)
+            return self.snapshot().search_scoring(vector, limit, scopes, ids)
+
+    def keyword_search(
+        self, text: str, limit: int, scope_sql: str | None = None
+    ) -> list[dict[str, Any]]:
+        """BM25 hits over the keyword column, best first: ``id``, ``source``,
+        ``parent_id``, ``_score``; [] when the query has no searchable term."""
+        terms = normalize_query(text)
+        if not terms:
+            return []
+        with self._rw.shared():
+            ann = self.ann_path()
+            if ann is not None:
+                # Nothing in memory resolves ids: read the hit's source and section, and
+                # its vector, which the fusion's cosine of this candidate needs next.
+                columns = ["id", "_score", "source", "parent_id", "vector"]
+                found, _ = self._keywords.search(terms, "keywords", limit, scope_sql, columns)
+                rows = found.to_pylist()
+                for row in rows:
+                    row["parent_id"] = row["parent_id"] or ""
+                return rows
+            found, version = self._keywords.search(terms, "keywords", limit, scope_sql)
+        snap = self.snapshot(version)  # read after the search: at least as new as its rows
+        out = []
+        for row_id, score in zip(found["id"].to_pylist(), found["_score"].to_pylist(), strict=True):
+            row = snap.row_of.get(row_id)
+            if row is not None:  # deleted by a commit since the search: left out
+                source, parent = snap.source_of(row), snap.parent_ids[row]
+                out.append({"id": row_id, "source": source, "parent_id": parent, "_score": score})
+        return out
+
+    def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every chunk (all hit columns) of the sections ``parent_ids``, grouped by
+        section, each group in order."""
+        ann = self.ann_path()
+        if ann is not None:
+            with self._rw.shared():
+                return ann.parent_chunks(parent_ids)
+        unique = list(dict.fromkeys(p for p in parent_ids if p))
+        if not unique:
+            return {}
+        snap = self.snapshot()
+        sections = [snap.section_rows(p) for p in unique]
+        rows = iter(snap.rows([r for section in sections for r in section]))
+        pairs = zip(unique, sections, strict=True)
+        return {p: [next(rows) for _ in section] for p, section in pairs}
+
+    def rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The rows (hit columns) with these ids."""
+        ann = self.ann_path()
+        if ann is not None:
+            with self._rw.shared():
+                return ann.rows_by_id(ids)
+        snap = self.snapshot()
+        found = [snap.row_of[i] for i in dict.fromkeys(ids) if i in snap.row_of]
+        return {r["id"]: r for r in snap.rows(found)}
