@@ -15,8 +15,9 @@ Real chunks, realistic vectors, without embedding a million chunks here:
 
 Per size and path, a fresh process (the server's view) opens the index, warms up and
 answers ``--queries`` real SciFact/NFCorpus queries through ``Index.query`` (embedding
-included): p50/p95 and its RSS. Recall@10 compares the vector side's top 10 against an
-exact search over the same stored vectors for the same real query vectors.
+included): p50/p95 and its RSS. Recall@10 compares the top 10 of the vector side's
+candidate list, fetched as deep as a default query fetches it (100), against an exact
+search over the same stored vectors for the same real query vectors.
 
     uv run python bench/scale.py [--sizes 100000,300000,1000000] [--paths exact,ann]
                                  [--base-docs 1000] [--queries 300] [--cache DIR]
@@ -183,7 +184,8 @@ from minirag_testkit import model_env
 
 db, threshold, queries_file, out = sys.argv[1:5]
 queries = json.loads(open(queries_file).read())
-env = {**model_env(), "BASE_DIR": os.path.dirname(db), "DB_PATH": db, "RAG_ANN_MIN_CHUNKS": threshold}
+env = {**model_env(), "BASE_DIR": os.path.dirname(db), "DB_PATH": db}
+env["RAG_ANN_MIN_CHUNKS"] = threshold
 index = Index.open(env)
 index.warm_up()
 
@@ -200,11 +202,14 @@ for q in queries:
     lat.append((time.perf_counter() - start) * 1000)
 lat.sort()
 table = index.table()
+from minirag_store.search import candidate_count
+vector_n, _ = candidate_count(8)
 ids, vectors = [], []
 for q in queries:
     v = index.embedder().embed_query(q)
     vectors.append(v.tolist())
-    ids.append([r["id"] for r in table.vector_search(v, 10)])
+    # the vector side as a query uses it: its candidate list (max(10 topK, 100) deep)
+    ids.append([r["id"] for r in table.vector_search(v, vector_n)][:10])
 json.dump({
     "ann": table.uses_ann(),
     "rss_warm_mb": warm_rss,

@@ -5,8 +5,9 @@ ms per query and ~1.5 KB of float32 per chunk. Past it that memory grows without
 (~1.5 GB at a million chunks, reloaded after every commit), so the table gets an IVF index
 and search asks LanceDB instead, holding nothing per chunk in memory:
 
-* the vector side is an IVF_RQ (RaBitQ) search with ``nprobes`` partitions probed and the best
-  ``refine_factor`` × limit candidates re-ranked on their stored vectors (exact cosine of
+* the vector side is an IVF_RQ (RaBitQ) search probing 5 % of the partitions (at least 20)
+  and re-ranking the best
+  ``refine_factor`` × limit candidates on their stored vectors (exact cosine of
   the float16 rows), so the returned distances are the same as the exact path's;
 * rows added since the index was built are searched flat by LanceDB and merged, so a new
   chunk is found at once; :func:`ChunkTable.maintain` folds them into the index
@@ -46,8 +47,24 @@ class AnnSettings:
     """When and how the vector side uses the ANN index (see the module docstring)."""
 
     min_chunks: int  # RAG_ANN_MIN_CHUNKS: below it the exact in-memory search is used
-    nprobes: int = 20
+    #: Share of the index's partitions probed per query (at least MIN_PROBES of them).
+    probe_share: float = 0.05
     refine_factor: int = 10
+
+
+#: Never probe fewer partitions than this.
+MIN_PROBES = 20
+
+
+def partitions_for(rows: int) -> int:
+    """IVF partitions for an index trained on ``rows`` rows: ~sqrt(rows), and no more
+    than the training sample allows (each partition is trained on ``_SAMPLE_RATE`` rows)."""
+    return max(1, min(4096, round(math.sqrt(rows)), rows // _SAMPLE_RATE))
+
+
+def probes_for(rows: int, settings: AnnSettings) -> int:
+    """Partitions probed per query for an index trained on ``rows`` rows."""
+    return max(MIN_PROBES, round(settings.probe_share * partitions_for(rows)))
 
 
 def trained_rows(table: Any) -> int | None:
@@ -86,11 +103,9 @@ def build(table: Any, rows: int, dim: int) -> None:
     # recalled 0.991 of the exact top 10 at 20 probes (PQ 0.961; synthetic clustered
     # vectors, bench/scale.py measures real ones). Candidates are re-ranked
     # on the stored vectors, so the coarse codes only choose candidates; distances are exact.
-    # Each partition is trained on SAMPLE_RATE rows: no more partitions than that allows.
-    partitions = max(1, min(4096, round(math.sqrt(rows)), rows // _SAMPLE_RATE))
     config = IvfRq(
         distance_type="cosine",
-        num_partitions=partitions,
+        num_partitions=partitions_for(rows),
         num_bits=1,
         max_iterations=20,
         sample_rate=_SAMPLE_RATE,
@@ -103,10 +118,13 @@ def build(table: Any, rows: int, dim: int) -> None:
 class AnnSearch:
     """The vector side and row look-ups of one table through LanceDB (no snapshot)."""
 
-    def __init__(self, table: Any, settings: AnnSettings, columns: Sequence[str]) -> None:
+    def __init__(
+        self, table: Any, settings: AnnSettings, columns: Sequence[str], trained: int
+    ) -> None:
         self._tbl = table
         self._settings = settings
         self._columns = list(columns)
+        self._probes = probes_for(trained, settings)
 
     def search_scoring(
         self,
@@ -128,7 +146,7 @@ class AnnSearch:
         search = (
             self._tbl.search(vector, vector_column_name="vector")
             .distance_type("cosine")
-            .nprobes(self._settings.nprobes)
+            .nprobes(self._probes)
             .refine_factor(self._settings.refine_factor)
             .select(["id", "source", "parent_id", "_distance"])
             .limit(limit)

@@ -100,11 +100,9 @@ class Searcher:
         with self._lock:
             held = self._ann
             if held is None or held[0] < current:
-                ready = (
-                    self._tbl.count_rows() >= settings.min_chunks
-                    and trained_rows(self._tbl) is not None
-                )
-                path = AnnSearch(self._tbl, settings, ROW_COLUMNS) if ready else None
+                trained = trained_rows(self._tbl)
+                ready = trained is not None and self._tbl.count_rows() >= settings.min_chunks
+                path = AnnSearch(self._tbl, settings, ROW_COLUMNS, trained or 0) if ready else None
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back
                 held = (current, path)
