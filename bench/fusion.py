@@ -37,8 +37,10 @@ from minirag_store.config import FUSIONS
 from minirag_store.index.writer import Document, DocumentWriter
 from minirag_testkit import model_env
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
+from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+RESULTS = Path(__file__).resolve().parent / "results" / "fusion.json"
 FETCH_CHUNKS = 30  # chunk hits per query (topK): enough for 10 distinct documents
 SPLITS = ("tune", "report")
 
@@ -187,9 +189,10 @@ def main() -> None:
     parser.add_argument("--scifact", type=Path, help="a copy of bench/quality.py's --keep dir")
     parser.add_argument("--work", type=Path, default=Path("/tmp/minirag-fusion"))
     parser.add_argument("--only", default="", help="comma-separated data set names")
-    parser.add_argument("--json", type=Path, default=Path("bench/results/fusion.json"))
+    parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args()
     wanted = set(filter(None, args.only.split(",")))
+    meta = provenance()
     makers: dict[str, Callable[[], Dataset]] = {
         "xquad-ru": lambda: xquad(args.work / "xquad-ru", sentences=False),
         "xquad-ru-sent": lambda: xquad(args.work / "xquad-ru-sent", sentences=True),
@@ -207,8 +210,9 @@ def main() -> None:
         print(f"{name}: {time.perf_counter() - start:.0f} s", flush=True)
     print("\nnDCG@10 (document level, first chunk hit; tune = used to choose, report = result)\n")
     print(table_of(results))
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"fetch_chunks": FETCH_CHUNKS, "results": results}, indent=1))
+    if args.json.is_file():  # a run of some data sets keeps the others' last figures
+        results = {**json.loads(args.json.read_text())["results"], **results}
+    write_json(args.json, {"fetch_chunks": FETCH_CHUNKS, "results": results}, meta)
 
 
 if __name__ == "__main__":

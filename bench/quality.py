@@ -27,8 +27,10 @@ from minirag_store import Index
 from minirag_store.index.writer import Document, DocumentWriter
 from minirag_store.ingest.workers import file_digest
 from minirag_testkit import model_env
+from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
+RESULTS = Path(__file__).resolve().parent / "results" / "quality.json"
 FETCH_CHUNKS = 30  # chunk hits per query (topK): enough for 10 distinct documents
 
 
@@ -191,8 +193,11 @@ def main() -> None:
     parser.add_argument("--reindex", type=int, default=3, help="identical re-writes to time")
     parser.add_argument("--keep", type=Path, default=None, help="work folder to keep")
     parser.add_argument("--reuse", action="store_true", help="evaluate the index in --keep as is")
+    parser.add_argument("--json", type=Path, default=RESULTS, help="where the figures go")
     args = parser.parse_args()
+    meta = provenance()
     docs, queries, qrels = load(args.limit)
+    figures: dict = {"docs": len(docs), "limit": args.limit}
     work = args.keep or Path(tempfile.mkdtemp(prefix="minirag-quality-"))
     env = {**model_env(), "BASE_DIR": str(work / "docs"), "DB_PATH": str(work / "db")}
     # Ranking is scored on every hit of FETCH_CHUNKS, not on what fits a client's budget.
@@ -217,6 +222,15 @@ def main() -> None:
         print(f"| ingest / raw embedding | {ingest_s / embed_s:.2f} |")
         for i, size in enumerate(sizes):
             print(f"| index MB after {'ingest' if i == 0 else f're-index {i}'} | {size:.1f} |")
+        figures |= {
+            "ingest_cpu_s": ingest_s,
+            "raw_embed_cpu_s": embed_s,
+            "chunk_cpu_s": chunk_s,
+            "keyword_cpu_s": keyword_s,
+            "ingest_over_raw_embed": ingest_s / embed_s,
+            "index_mb_after_ingest": sizes[0],
+            "index_mb_after_reindex": sizes[1:],
+        }
     chunks = index.table().counts()[0]
     scores = evaluate(index, queries, qrels)
     print(f"\nSciFact: {len(docs)} docs, {chunks} chunks, {len(queries)} test queries\n")
@@ -227,6 +241,18 @@ def main() -> None:
     print(f"| hybrid query CPU-ms excl. query embedding | {scores['query_cpu_ms']:.1f} |")
     print(f"| query embedding CPU-ms | {scores['embed_cpu_ms']:.1f} |")
     index.close()
+    figures |= {"chunks": chunks, "queries": len(queries), "top_k": FETCH_CHUNKS,
+                "ndcg10": {"vector": scores["vector"], "keyword": scores["keyword"],
+                           "hybrid": scores["hybrid"],
+                           "hybrid_score": scores["hybrid, RAG_FUSION=score"]},
+                "query_cpu_ms_excl_embed": scores["query_cpu_ms"],
+                "embed_cpu_ms": scores["embed_cpu_ms"]}  # fmt: skip
+    if args.reuse and args.json.is_file():
+        # An evaluation of a kept index has no ingest figures: keep the last run's.
+        old = json.loads(args.json.read_text())
+        figures = {**{k: v for k, v in old.items() if k not in figures}, **figures}
+    write_json(args.json, figures, meta)
+    print(f"\nfigures: {args.json}")
 
 
 if __name__ == "__main__":
