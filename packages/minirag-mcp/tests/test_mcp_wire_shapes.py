@@ -12,9 +12,7 @@ where inline-snapshot is disabled and ``snapshot(x)`` is just ``x``) fails on a 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -23,35 +21,16 @@ from inline_snapshot import snapshot
 from mcp_testlib import structured, wait_for_job
 from minirag_mcp.server import create_server
 from minirag_store import Index
-from minirag_testkit.wire import shape
+from minirag_testkit.wire import serve_page, shape
 
 pytestmark = pytest.mark.anyio
-
-PAGE = (
-    b"<html><head><title>Release notes</title></head><body><h1>Release notes</h1>"
-    b"<p>Version 2.0 adds resumable uploads and drops the legacy XML export.</p></body></html>"
-)
-
-
-class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture
 def page_url() -> Iterator[str]:
     """A page served on 127.0.0.1 (ingest_url's only reachable host in a test)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/notes.html"
-    server.shutdown()
+    with serve_page() as url:
+        yield url
 
 
 @pytest.fixture
