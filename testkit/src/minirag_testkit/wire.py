@@ -9,9 +9,19 @@ would make the snapshot change on every run).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["shape"]
+__all__ = ["PAGE", "serve_page", "shape"]
+
+#: The page :func:`serve_page` serves: a title, a heading and one fact.
+PAGE = (
+    b"<html><head><title>Release notes</title></head><body><h1>Release notes</h1>"
+    b"<p>Version 2.0 adds resumable uploads and drops the legacy XML export.</p></body></html>"
+)
 
 
 def shape(value: Any, maps: frozenset[str] | set[str] = frozenset()) -> Any:
@@ -50,3 +60,28 @@ def _distinct(shapes: list[Any]) -> list[Any]:
         if item not in out:
             out.append(item)
     return out
+
+
+class _Page(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args: object) -> None:
+        pass  # a test's output is for its failures
+
+
+@contextlib.contextmanager
+def serve_page() -> Iterator[str]:
+    """Serve :data:`PAGE` on 127.0.0.1 (a free port) and yield its URL, for ``ingest_url``
+    (the index must be opened with ``ALLOW_PRIVATE_URLS=1`` to fetch from loopback)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/notes.html"
+    finally:
+        server.shutdown()
+        server.server_close()
