@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import secrets
 import socket
 import statistics
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from fastmcp import Client
 from minirag_testkit import model_env
+from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
 RESULTS = Path(__file__).resolve().parent / "results" / "http_load.json"
@@ -176,7 +176,7 @@ def main() -> None:
         "DB_PATH": str(work / "index"),
         "RAG_HTTP_TOKENS": token,
     }
-    load_before = os.getloadavg()[0]  # other work on the machine skews every figure
+    meta = provenance()  # load average before: other work on the machine skews every figure
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     server = start_server(env, port, work / "server.log")
@@ -194,12 +194,6 @@ def main() -> None:
         "docs_synced_before": args.docs,
         "sync_s": round(sync_s, 1),
         **result,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
-        "load_average_before": round(load_before, 2),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], check=False, capture_output=True, text=True
-        ).stdout.strip(),
     }
     print(
         f"\n{args.clients} clients querying over HTTP (bearer token) while 1 ingests; "
@@ -212,8 +206,7 @@ def main() -> None:
         f"{result['query_p95_ms']} | {result['queries_per_s']} | "
         f"{result['ingested_meanwhile']} | {result['failed_ingests']} |"
     )
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_json(RESULTS, result, meta)
     print(f"\nwritten to {RESULTS}")
     if result["failed_queries"] or result["failed_ingests"]:
         raise SystemExit(1)

@@ -37,8 +37,10 @@ from minirag_store import Index
 from minirag_store.index.schema import ROW_FIELDS, TABLE_NAME
 from minirag_store.index.table import ChunkTable
 from minirag_testkit import model_env
+from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
+RESULTS = Path(__file__).resolve().parent / "results" / "query.json"
 BATCH = 2048
 
 
@@ -148,7 +150,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--rewrites", type=int, default=3, help="identical re-writes timed")
+    parser.add_argument("--json", type=Path, default=RESULTS, help="where the figures go")
     args = parser.parse_args()
+    meta = provenance()
     rows = source_rows(args.source_db)
     queries = [json.loads(x)["text"] for x in (DATA / "queries_test.jsonl").open()]
     queries = queries[: args.queries]
@@ -181,6 +185,26 @@ def main() -> None:
         print(f"| {size:,} | {t['p50']:.1f} | {t['p95']:.1f} | {t['embed_p50']:.1f} | "
               f"{t['embed_p95']:.1f} | {t['p50'] / t['embed_p50']:.2f} | {t['cpu_ms']:.1f} | "
               f"{t['snap_mb']:.0f} | {write_s:.1f} |")  # fmt: skip
+    figures = {
+        "queries": len(queries),
+        "top_k": 8,
+        "sizes": {
+            str(size): {
+                "query_p50_ms": round(t["p50"], 2),
+                "query_p95_ms": round(t["p95"], 2),
+                "embed_p50_ms": round(t["embed_p50"], 2),
+                "embed_p95_ms": round(t["embed_p95"], 2),
+                "p50_over_embed_p50": round(t["p50"] / t["embed_p50"], 3),
+                "search_cpu_ms_excl_embed": round(t["cpu_ms"], 2),
+                "snapshot_mb": round(t["snap_mb"], 1),
+                "write_s": round(write_s, 1),
+                "disk_mb": [round(mb, 1) for mb in sizes],
+            }
+            for (size, t, write_s), (_, sizes, _) in zip(latency, disk, strict=True)
+        },
+    }
+    write_json(args.json, figures, meta)
+    print(f"\nfigures: {args.json}")
     if args.rewrites <= 0:
         return
     print("\n| chunks | MB after write | after re-write 1 | 2 | 3 | re-write s (each) |")

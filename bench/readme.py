@@ -1,0 +1,219 @@
+"""Regenerate the README figures from bench/results/*.json (the only place they are typed).
+
+    uv run python bench/readme.py           # rewrite the generated blocks in place
+    uv run python bench/readme.py --check   # exit 1, naming the file, if a block is stale
+
+Each generated block sits between ``<!-- generated:NAME ... -->`` and
+``<!-- /generated:NAME -->`` comments: README.md's "Measured" table and the load paragraph
+of the minirag-mcp README. A figure comes from the JSON a bench script wrote beside its
+table (``bench/<script>.py`` → ``bench/results/<script>.json``), or from
+``bench/results/reference.json`` for the reference column, which says where its figures
+were measured. ``tests/test_readme_figures.py`` fails when a README differs from what this
+prints now, so a hand edit or a stale JSON shows up in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+#: README file -> the blocks generated in it.
+TARGETS = {"README.md": ("measured",), "packages/minirag-mcp/README.md": ("http-load",)}
+
+
+class MissingFiguresError(Exception):
+    """A figure's JSON file is missing: say which script writes it."""
+
+
+def load(results: Path, name: str) -> dict:
+    """``results/<name>.json``, or :class:`MissingFiguresError` naming the script to run."""
+    path = results / f"{name}.json"
+    if not path.is_file():
+        raise MissingFiguresError(
+            f"{path} not found: run `uv run python bench/{name}.py` (see its --help)"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def when(data: dict) -> str:
+    """Where and when one JSON file's figures were measured, in a few words."""
+    parts = [f"commit {data.get('commit', '?')}"]
+    if "measured" in data:
+        parts.append(data["measured"])
+    if "load_average_before" in data:
+        parts.append(f"load {data['load_average_before']:.1f} before")
+    return ", ".join(parts)
+
+
+def _n(value: float, digits: int = 0) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def measured(results: Path) -> str:
+    """README's "Measured" section body: the table and where each file's figures come from."""
+    ref = load(results, "reference")
+    fusion, quality = load(results, "fusion"), load(results, "quality")
+    ingest, query, http = (
+        load(results, "ingest"),
+        load(results, "query"),
+        load(results, "http_load"),
+    )
+    rf = ref["figures"]
+    sci = fusion["results"]["scifact"]["report"]
+    ru = fusion["results"]["xquad-ru"]["report"]
+    sync = ingest["corpora"]["scifact"]
+    plain, tuned = sync["sync_over_plain_fastembed"], sync["sync_over_tuned_embedder"]
+    noop = ingest["noop"]
+    sizes = query["sizes"]
+    small, big = sizes[min(sizes, key=int)], sizes[max(sizes, key=int)]
+    rows = [
+        (
+            f"nDCG@10 hybrid / vector / keyword, {sci['queries']} test queries (`bench/fusion.py`)",
+            "{hybrid:.3f} / {vector:.3f} / {keyword:.3f}".format(**rf["ndcg10"]),
+            f"{sci['hybrid mixture']:.3f} / {sci['vector']:.3f} / {sci['keyword']:.3f} "
+            f"(hybrid with `RAG_FUSION=rrf`: {sci['hybrid rrf']:.3f}, "
+            f"`score`: {sci['hybrid score']:.3f})",
+        ),
+        (
+            f"XQuAD RU passages, {ru['queries']} questions, English-only test model: "
+            "hybrid / vector / keyword (`bench/fusion.py`)",
+            "—",
+            f"{ru['hybrid mixture']:.3f} / {ru['vector']:.3f} / {ru['keyword']:.3f} "
+            f"(`rrf`: {ru['hybrid rrf']:.3f})",
+        ),
+        (
+            f"whole `sync` CPU per chunk, and its CPU over embedding the same chunks alone "
+            f"(`bench/ingest.py`, {_n(sync['files'])} SciFact files, {_n(sync['chunks'])} chunks)",
+            f"{rf['ingest_cpu_ms_per_chunk']} ms, {rf['ingest_over_raw_embedding']} raw embedding",
+            f"{sync['sync_cpu_ms_per_chunk']:.0f} ms; {plain['cpu']:.2f}× plain fastembed at "
+            f"its defaults, {tuned['cpu']:.2f}× the product's own embedder "
+            f"(wall time: {plain['wall']:.2f}×, {tuned['wall']:.2f}×)",
+        ),
+        (
+            f"index on disk (`bench/quality.py`, {_n(quality['chunks'])} chunks)",
+            rf["index_disk"],
+            f"{quality['index_mb_after_ingest']:.0f} MB, "
+            f"{quality['index_mb_after_reindex'][-1]:.0f} MB after "
+            f"{len(quality['index_mb_after_reindex'])} identical re-writes",
+        ),
+        (
+            "no-op re-sync (`bench/ingest.py`)",
+            f"{rf['noop_resync_s']} s",
+            f"{noop['first_resync_s']:.2f} s ({_n(noop['files'])} files)",
+        ),
+        (
+            "search CPU per query, excl. query embedding (`bench/quality.py`, `bench/query.py`)",
+            rf["search_cpu_per_query"],
+            f"{quality['query_cpu_ms_excl_embed']:.1f} ms at topK {quality['top_k']} (SciFact, "
+            f"{_n(quality['chunks'])} chunks); {small['search_cpu_ms_excl_embed']:.1f} ms at "
+            f"the default topK {query['top_k']} ({_n(int(min(sizes, key=int)))} chunks)",
+        ),
+        (
+            f"hybrid query p50 at {_n(int(max(sizes, key=int)))} chunks, embedding included "
+            f"(`bench/query.py`, topK {query['top_k']})",
+            "—",
+            f"{big['query_p50_ms']:.1f} ms, {big['p50_over_embed_p50']:.2f}× the query "
+            "embedding alone",
+        ),
+        (
+            f"HTTP with bearer auth, {http['clients']} clients × {_n(http['queries'])} queries "
+            f"while one ingests (`bench/http_load.py`, {http['docs_synced_before']} abstracts)",
+            "—",
+            f"{http['failed_queries']} failed; query p50 {http['query_p50_ms']:.0f} ms, "
+            f"p95 {http['query_p95_ms']:.0f} ms; {http['queries_per_s']:.0f} queries/s",
+        ),
+    ]
+    lines = [
+        f"| | {ref['label']} | minirag |",
+        "|---|---|---|",
+        *(f"| {what} | {theirs} | {ours} |" for what, theirs, ours in rows),
+        "",
+        "Settings: the bench scripts score ranking on every hit of topK 30 with no response "
+        "budget (`RAG_MAX_RESPONSE_TOKENS` lifted); the product's defaults otherwise "
+        "(hybrid = `RAG_FUSION=mixture`).",
+        f"Reference column: {ref['source']}",
+        "Where and when each figure was measured (`bench/results/`):",
+        "",
+        *(
+            f"- `{name}.json`: {when(data)}"
+            for name, data in (
+                ("fusion", fusion),
+                ("quality", quality),
+                ("ingest", ingest),
+                ("query", query),
+                ("http_load", http),
+            )
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def http_load(results: Path) -> str:
+    """The load paragraph of the minirag-mcp README."""
+    h = load(results, "http_load")
+    return (
+        f"`bench/http_load.py` runs {h['clients']} clients querying at once "
+        f"({_n(h['queries'])} queries) while a ninth ingests, over HTTP with a bearer token, "
+        f"and fails on any failed call. On a 2-core machine shared with other work (load "
+        f"{h['load_average_before']:.1f}), with {h['docs_synced_before']} SciFact abstracts "
+        f"indexed: {h['failed_queries']} failed calls, query p50 {h['query_p50_ms']:.0f} ms, "
+        f"p95 {h['query_p95_ms']:.0f} ms, {h['queries_per_s']:.0f} queries/s, "
+        f"{h['ingested_meanwhile']} documents ingested meanwhile "
+        f"(`bench/results/http_load.json`, {when(h)})."
+    )
+
+
+BLOCKS = {"measured": measured, "http-load": http_load}
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    """``text`` with the block ``name`` replaced by ``body``; a missing marker is an error."""
+    tag = re.escape(name)
+    pattern = re.compile(
+        rf"(<!-- generated:{tag} [^\n]*-->\n).*?(\n<!-- /generated:{tag} -->)", re.DOTALL
+    )
+    if not pattern.search(text):
+        raise MissingFiguresError(
+            f"no <!-- generated:{name} ... --> ... <!-- /generated:{name} --> markers"
+        )
+    return pattern.sub(lambda m: m.group(1) + body + m.group(2), text, count=1)
+
+
+def render(root: Path = ROOT, results: Path = RESULTS) -> dict[Path, str]:
+    """Every target file's text as the JSON in ``results`` makes it now."""
+    out = {}
+    for rel, names in TARGETS.items():
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        for name in names:
+            text = replace_block(text, name, BLOCKS[name](results))
+        out[path] = text
+    return out
+
+
+def main() -> None:
+    """Rewrite the blocks, or with --check report the stale ones (exit 1)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say which files are stale")
+    args = parser.parse_args()
+    try:
+        rendered = render()
+    except MissingFiguresError as e:
+        sys.exit(f"error: {e}")
+    stale = [p for p, text in rendered.items() if p.read_text(encoding="utf-8") != text]
+    if args.check:
+        for path in stale:
+            print(f"stale: {path.relative_to(ROOT)} (run `uv run python bench/readme.py`)")
+        sys.exit(1 if stale else 0)
+    for path in stale:
+        path.write_text(rendered[path], encoding="utf-8")
+        print(f"rewrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
