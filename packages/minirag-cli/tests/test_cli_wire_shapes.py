@@ -179,7 +179,11 @@ def test_status(indexed, invoke):
     flags, *_ = indexed
     ran = invoke("status", "--json", *flags)
     assert ran.code == 0, ran.stderr
-    assert shape(ran.json()) == snapshot(
+    status = ran.json()
+    # ocrHint comes only when an OCR engine or language pack is missing: this machine's
+    # install decides, not the wire shape; when present it is a string.
+    assert isinstance(status.pop("ocrHint", ""), str)
+    assert shape(status) == snapshot(
         {
             "version": "string",
             "roots": ["string"],
@@ -198,7 +202,6 @@ def test_status(indexed, invoke):
             "ocrLang": "string",
             "chunkScheme": "number",
             "ocr": "string",
-            "ocrHint": "string",
             "chunkCount": "number",
             "sourceCount": "number",
             "staleChunkCount": "number",

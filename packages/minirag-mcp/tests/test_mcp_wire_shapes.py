@@ -214,7 +214,11 @@ async def test_delete_file(synced):
 
 async def test_status(synced):
     client, *_ = synced
-    assert shape(await call(client, "status", {})) == snapshot(
+    status = await call(client, "status", {})
+    # ocrHint comes only when an OCR engine or language pack is missing: this machine's
+    # install decides, not the wire shape; when present it is a string.
+    assert isinstance(status.pop("ocrHint", ""), str)
+    assert shape(status) == snapshot(
         {
             "version": "string",
             "roots": ["string"],
@@ -233,7 +237,6 @@ async def test_status(synced):
             "ocrLang": "string",
             "chunkScheme": "number",
             "ocr": "string",
-            "ocrHint": "string",
             "chunkCount": "number",
             "sourceCount": "number",
             "staleChunkCount": "number",
