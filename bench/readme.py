@@ -45,8 +45,11 @@ def when(data: dict) -> str:
     parts = [f"commit {data.get('commit', '?')}"]
     if "measured" in data:
         parts.append(data["measured"])
-    if "load_average_before" in data:
-        parts.append(f"load {data['load_average_before']:.1f} before")
+    if "load_average_after" in data:
+        start, end = data["load_average_before"], data["load_average_after"]
+        parts.append(f"load {start:.1f} at start, {end:.1f} at end")
+    elif "load_average_before" in data:
+        parts.append(f"load {data['load_average_before']:.1f} at start")
     return ", ".join(parts)
 
 
@@ -136,8 +139,11 @@ def measured(results: Path) -> str:
         "Settings: the bench scripts score ranking on every hit of topK 30 with no response "
         "budget (`RAG_MAX_RESPONSE_TOKENS` lifted); the product's defaults otherwise "
         "(hybrid = `RAG_FUSION=mixture`).",
+        "",
         f"Reference column: {ref['source']}",
-        "Where and when each figure was measured (`bench/results/`):",
+        "",
+        "Where and when each figure was measured (`bench/results/`; load = the machine's "
+        "1-minute load average, shared with other work):",
         "",
         *(
             f"- `{name}.json`: {when(data)}"

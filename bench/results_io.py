@@ -40,4 +40,5 @@ def write_json(path: Path, figures: dict, meta: dict | None = None) -> None:
     """Write ``figures`` (+ provenance, taken when the run started if ``meta`` is given)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {**figures, **(meta or provenance())}
+    data["load_average_after"] = round(os.getloadavg()[0], 2)  # the run's own load included
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
