@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_io import provenance, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -261,6 +262,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    meta = provenance()  # load average before: other work on the machine skews every figure
     args.cache.mkdir(parents=True, exist_ok=True)
     base = base_rows(args.base_docs, args.cache)
     queries = corpus_queries(args.queries)
@@ -297,14 +299,14 @@ def main() -> None:
         del matrix
         shutil.rmtree(work, ignore_errors=True)
     _table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
+    figures = {
         "bench": "scale",
         "base_chunks": len(base),
         "queries": len(queries),
         "noise": args.noise,
         "rows": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    }
+    write_json(RESULTS, figures, meta)
     print(f"wrote {RESULTS}")
 
 
