@@ -21,9 +21,8 @@ import numpy as np
 import pytest
 from minirag_store.index.ann import AnnSettings, due, trained_rows
 from minirag_store.index.table import ChunkTable
+from store_corpus import CORPUS, fillers, write_corpus
 from store_rows import DIM, chunk_rows, lance_table
-
-from conftest import CORPUS, fillers, write_corpus
 
 LOW = 256
 
