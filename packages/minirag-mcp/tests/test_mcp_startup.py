@@ -22,17 +22,31 @@ from minirag_mcp.server import create_server, warm_up_in_background
 from minirag_store import Index
 
 #: Holds ``import onnxruntime`` (the model load, which only the warm-up does before a
-#: tool call) until the file named by WARM_UP_GATE exists.
+#: tool call) until the file named by WARM_UP_GATE exists. It waits in the loader, under
+#: onnxruntime's own module lock: a finder that waited would hold Python's global import
+#: lock and stall every other thread's first import too (fastmcp imports modules lazily
+#: while answering tools/list), which a real slow import does not.
 GATE = """
-import os, sys, time
+import importlib.abc, importlib.machinery, os, sys, time
 
-class _Gate:
+class _Held(importlib.abc.Loader):
+    def __init__(self, real):
+        self.real = real
+    def create_module(self, spec):
+        return self.real.create_module(spec)
+    def exec_module(self, module):
+        while not os.path.exists(os.environ["WARM_UP_GATE"]):
+            time.sleep(0.01)
+        self.real.exec_module(module)
+
+class _Gate(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name == "onnxruntime":
-            while not os.path.exists(os.environ["WARM_UP_GATE"]):
-                time.sleep(0.01)
-            sys.meta_path.remove(self)
-        return None
+        if name != "onnxruntime":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec.loader = _Held(spec.loader)
+        return spec
 
 sys.meta_path.insert(0, _Gate())
 """

@@ -31,7 +31,10 @@ def _downgrade(table) -> None:
             keyword_column.VERSION_COLUMN: pa.array(
                 [keyword_column.KEYWORDS_VERSION - 1] * len(rows), pa.int32()
             ),
-        }
+        },
+        schema=pa.schema(
+            [raw.schema.field(n) for n in ("id", "keywords", keyword_column.VERSION_COLUMN)]
+        ),
     )
     raw.merge_insert("id").when_matched_update_all().execute(old)
 

@@ -172,7 +172,8 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     raw = lance_table(tmp_path / "db")  # make it look like an index from before the change
     rows = raw.search().select(["id", "title", "text"]).limit(100).to_arrow().to_pylist()
     old = [normalize(f"{r['title']}\n{r['text']}") for r in rows]
-    data = pa.table({"id": [r["id"] for r in rows], "keywords": old})
+    fields = pa.schema([raw.schema.field("id"), raw.schema.field("keywords")])
+    data = pa.table({"id": [r["id"] for r in rows], "keywords": old}, schema=fields)
     raw.merge_insert("id").when_matched_update_all().execute(data)
     raw.drop_columns(["keywords_version"])
     vectors_before = raw.search().select(["id", "vector"]).limit(100).to_arrow().to_pylist()

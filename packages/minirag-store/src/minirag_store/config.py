@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from minirag_store.errors import ConfigError
+from minirag_store.location import URI, object_store_uri, secrets_of, storage_options
 
 __all__ = [
     "DEFAULT_ANN_MIN_CHUNKS",
@@ -26,6 +27,7 @@ __all__ = [
     "Config",
     "load_config",
     "model_max_tokens",
+    "object_store_uri",
 ]
 
 DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
@@ -56,6 +58,10 @@ DEFAULT_ANN_MIN_CHUNKS = 200_000
 #: Below this an IVF index has too few rows per partition to be worth training.
 MIN_ANN_MIN_CHUNKS = 256
 
+#: RAG_SYNC_LEASE_TIMEOUT: seconds without a heartbeat after which the sync lease of an index
+#: on object storage is taken over (why 120: see minirag_store.ingest.lease).
+DEFAULT_SYNC_LEASE_TIMEOUT = 120
+MIN_SYNC_LEASE_TIMEOUT = 2
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
 _KNOWN_MAX_TOKENS: dict[str, int] = {
     "sentence-transformers/paraphrase-multilingual-minilm-l12-v2": 128,
@@ -91,7 +97,7 @@ class Config:
     """Everything minirag needs to know, validated. Built by :func:`load_config`."""
 
     roots: tuple[Path, ...]
-    db_path: Path
+    db_path: Path | None  # the local index folder; None when DB_PATH is an object-store URI
     cache_dir: Path
     model_name: str = DEFAULT_MODEL_NAME
     model_path: Path | None = None
@@ -109,6 +115,18 @@ class Config:
     allow_private_urls: bool = False
     max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS
     ann_min_chunks: int = DEFAULT_ANN_MIN_CHUNKS
+    #: DB_PATH when it is an object-store URI (``s3://bucket/prefix``), else None.
+    db_remote: str | None = None
+    #: DB_STORAGE_OPTIONS, passed to LanceDB (and the sync lease) as storage options.
+    storage_options: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    #: Credential values (env and storage options) masked in every message; never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    sync_lease_timeout: int = DEFAULT_SYNC_LEASE_TIMEOUT
+
+    @property
+    def db_uri(self) -> str:
+        """What LanceDB opens: the object-store URI, or the local folder's path."""
+        return self.db_remote or str(self.db_path)
 
     @property
     def ocr_languages(self) -> tuple[str, ...]:
@@ -246,6 +264,23 @@ def _search_settings(env: Mapping[str, str]) -> dict:
     }
 
 
+def _db_location(raw: str, roots: tuple[Path, ...], here: Path) -> tuple[Path | None, str | None]:
+    """``(local folder, object-store URI)``: exactly one is set."""
+    if not raw:
+        return roots[0] / ".minirag" / "lancedb", None
+    remote = object_store_uri(raw)
+    if remote is None:
+        match = URI.match(raw)
+        return _resolve(match.group(2) if match else raw, here), None
+    bucket = URI.match(remote).group(2).split("/", 1)[0]  # type: ignore[union-attr]
+    if not bucket:
+        raise ConfigError(
+            f"DB_PATH {remote!r} names no bucket: use scheme://bucket/prefix, "
+            "e.g. s3://team-docs/minirag"
+        )
+    return None, remote
+
+
 def _default_cache_dir() -> Path:
     import platformdirs
 
@@ -271,8 +306,8 @@ def load_config(
     """
     here = (cwd or Path.cwd()).resolve()
     roots = _roots(env, base_dirs, here)
-    raw_db = db_path or env.get("DB_PATH", "").strip()
-    db = _resolve(raw_db, here) if raw_db else roots[0] / ".minirag" / "lancedb"
+    db, db_remote = _db_location(str(db_path or env.get("DB_PATH", "")).strip(), roots, here)
+    options = storage_options(env)
     raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
     cache = _resolve(raw_cache, here) if raw_cache else _default_cache_dir()
     name = (model_name or env.get("MODEL_NAME", "").strip()) or DEFAULT_MODEL_NAME
@@ -310,6 +345,12 @@ def load_config(
         allow_private_urls=_bool(env, "ALLOW_PRIVATE_URLS"),
         max_response_tokens=_int(
             env, "RAG_MAX_RESPONSE_TOKENS", DEFAULT_MAX_RESPONSE_TOKENS, MIN_MAX_RESPONSE_TOKENS
+        ),
+        db_remote=db_remote,
+        storage_options=options,
+        secrets=secrets_of(env, options),
+        sync_lease_timeout=_int(
+            env, "RAG_SYNC_LEASE_TIMEOUT", DEFAULT_SYNC_LEASE_TIMEOUT, MIN_SYNC_LEASE_TIMEOUT
         ),
         **_search_settings(env),
     )

@@ -12,6 +12,7 @@ __all__ = [
     "ConversionError",
     "FetchError",
     "IndexMismatchError",
+    "IndexUnavailableError",
     "InvalidArgumentError",
     "MiniragError",
     "ModelLoadError",
@@ -57,6 +58,11 @@ class ModelLoadError(MiniragError, RuntimeError):
 
 class IndexMismatchError(MiniragError, RuntimeError):
     """The index on disk was built with another model (or an incompatible layout)."""
+
+
+class IndexUnavailableError(MiniragError, OSError):
+    """The object store holding the index cannot be reached or refused access; the message
+    names the index URI (never a credential) and the settings that decide it."""
 
 
 class SyncBusyError(MiniragError, RuntimeError):

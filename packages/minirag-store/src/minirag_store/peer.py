@@ -83,10 +83,14 @@ class QueryEndpoint:
 
 def start_endpoint(index: Index) -> QueryEndpoint | None:
     """Serve ``index.query`` on loopback and announce it; None when there is nothing to
-    announce (a broken configuration, or no index folder yet: nothing to query)."""
-    if index.config_error is not None or not index.config.db_path.is_dir():
+    announce (a broken configuration, no index folder yet: nothing to query, or an index
+    on object storage: no local folder to announce it in)."""
+    if index.config_error is not None:
         return None
     config = index.config
+    folder = config.db_path
+    if folder is None or not folder.is_dir():
+        return None
     token = secrets.token_urlsafe(32)
     server = ThreadingHTTPServer((_HOST, 0), _handler(index, token))
     server.daemon_threads = True
@@ -100,7 +104,7 @@ def start_endpoint(index: Index) -> QueryEndpoint | None:
         "fingerprint": fingerprint(config),
         "started": time.time(),
     }
-    target = config.db_path / FILE_NAME
+    target = folder / FILE_NAME
     try:
         _write_private(target, json.dumps(record))
     except OSError:  # a read-only index folder: serve MCP only, the CLI works alone
@@ -166,14 +170,10 @@ def ask(
     server, another configuration, gone, refused, failed): then answer it yourself."""
     import http.client
 
-    target = config.db_path / FILE_NAME
-    try:
-        record = json.loads(target.read_text(encoding="utf-8"))
-        pid, port, token = int(record["pid"]), int(record["port"]), str(record["token"])
-        if record["fingerprint"] != fingerprint(config):
-            return None
-    except (OSError, ValueError, KeyError, TypeError):
+    found = _announcement(config)
+    if found is None:
         return None
+    target, pid, port, token = found
     if not _alive(pid):
         with contextlib.suppress(OSError):
             target.unlink()  # a killed server's leftover
@@ -199,6 +199,23 @@ def ask(
         return None
     finally:
         connection.close()
+
+
+def _announcement(config: Config) -> tuple[Path, int, int, str] | None:
+    """``(file, pid, port, token)`` of a server announced for this very configuration, or
+    None (none, another configuration's, unreadable, or an index on object storage: no
+    local folder to announce a server in)."""
+    if config.db_path is None:
+        return None
+    target = config.db_path / FILE_NAME
+    try:
+        record = json.loads(target.read_text(encoding="utf-8"))
+        pid, port, token = int(record["pid"]), int(record["port"]), str(record["token"])
+        if record["fingerprint"] != fingerprint(config):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return target, pid, port, token
 
 
 def _alive(pid: int) -> bool:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError, IndexMismatchError
+from minirag_store.index.storage import store_errors_on
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -58,6 +59,10 @@ def _utf8_bytes(text: str) -> int:
 SMALL_WRITES_PER_MAINTENANCE = 16
 
 
+# Every method that reaches the store: on object storage its failures name the URI.
+@store_errors_on("table", "warm_up", "sync_start", "sync", "ingest_file", "ingest_paths",
+                 "ingest_data", "ingest_url", "query", "read_chunk_neighbors", "read_file",
+                 "list_files", "delete_file")  # fmt: skip
 class Index:
     """A minirag index over the configured document roots.
 
@@ -198,16 +203,18 @@ class Index:
 
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = ChunkTable.open_existing(
-                    config.db_path, config.model_name, ann=_ann_settings(config)
-                )
+                self._table_obj = _existing_table(config)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
         with self._lock:
             if self._table_obj is None:
                 self._table_obj = ChunkTable.open(
-                    config.db_path, embedder.model_id, embedder.dim, ann=_ann_settings(config)
+                    config.db_uri,
+                    embedder.model_id,
+                    embedder.dim,
+                    config.storage_options,
+                    ann=_ann_settings(config),
                 )
             return self._table_obj
 
@@ -222,11 +229,7 @@ class Index:
         config = self.config
         with self._lock:
             if self._table_obj is None:
-                from minirag_store.index.table import ChunkTable
-
-                self._table_obj = ChunkTable.open_existing(
-                    config.db_path, config.model_name, ann=_ann_settings(config)
-                )
+                self._table_obj = _existing_table(config)
             table = self._table_obj
         if table is not None:
             table.warm()
@@ -429,6 +432,15 @@ def _check_dims(table: ChunkTable, embedder: Embedder) -> None:
             f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
             "DB_PATH or re-index with the model that built it."
         )
+
+
+def _existing_table(config: Config) -> ChunkTable | None:
+    """The index's table when it exists (no model needed to open it), else None."""
+    from minirag_store.index.table import ChunkTable
+
+    return ChunkTable.open_existing(
+        config.db_uri, config.model_name, config.storage_options, ann=_ann_settings(config)
+    )
 
 
 def _ann_settings(config: Config) -> AnnSettings:

@@ -41,7 +41,7 @@ def _config_fields(config: Config) -> StatusResult:
 
     fields: StatusResult = {
         "roots": [str(r) for r in config.roots],
-        "dbPath": str(config.db_path),
+        "dbPath": config.db_uri,
         "cacheDir": str(config.cache_dir),
         "model": config.model_name,
         "modelPath": str(config.model_path) if config.model_path else None,
@@ -86,6 +86,10 @@ def _index_fields(config: Config) -> StatusResult:
         warning = _scheme_warning(current, stale, chunks) if stale else None
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
+        if config.db_remote is not None:  # the store's own text is long and may echo secrets
+            from minirag_store.index.storage import unavailable
+
+            return {"indexError": str(unavailable(config, e, "read"))}
         return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
     fields: StatusResult = {
         "chunkCount": chunks,
@@ -94,7 +98,7 @@ def _index_fields(config: Config) -> StatusResult:
     }
     if current.model_id and current.model_id != config.model_name:
         fields["indexError"] = (
-            f"The index at {config.db_path} was built with {current.model_id}, but the "
+            f"The index at {config.db_uri} was built with {current.model_id}, but the "
             f"configured model is {config.model_name}: set a new DB_PATH or re-index."
         )
     if warning:
@@ -104,15 +108,17 @@ def _index_fields(config: Config) -> StatusResult:
 
 def _summary(config: Config) -> IndexSummary | None:
     """The index summary, from its file when current (LanceDB is then not even imported),
-    else from the table; None when there is no index."""
+    else from the table (always on object storage: no local file there is current);
+    None when there is no index."""
     from minirag_store.index import summary
 
-    current = summary.load(config.db_path)
-    if current is not None:
-        return current
+    if config.db_path is not None:
+        current = summary.load(config.db_path)
+        if current is not None:
+            return current
     from minirag_store.index.table import ChunkTable
 
-    table = ChunkTable.peek(config.db_path)
+    table = ChunkTable.peek(config.db_uri, config.storage_options)
     return None if table is None else table.summary()
 
 

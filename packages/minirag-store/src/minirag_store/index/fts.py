@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Sequence
-from datetime import timedelta
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from minirag_store.index.storage import consistency, local_folder
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -54,10 +55,17 @@ _LOOP = _LoopThread()  # one per process, shared by every table
 class KeywordSearcher:
     """BM25 search over one table's full-text index, plus the version it searched."""
 
-    def __init__(self, db_path: Path, table_name: str) -> None:
+    def __init__(
+        self, db_path: Path | str, table_name: str, storage_options: Mapping[str, str] | None = None
+    ) -> None:
         self._db_path = db_path
+        self._storage_options = dict(storage_options) if storage_options else None
         self._table_name = table_name
         self._table: Any = None  # lancedb.AsyncTable, opened on first search (on the loop)
+        # On object storage the index is loaded whole into LanceDB's cache once per table
+        # version (see _search); locally its files are read in place.
+        self._prewarm = local_folder(db_path) is None
+        self._warm_version: int | None = None
 
     def search(
         self,
@@ -84,15 +92,25 @@ class KeywordSearcher:
             query = query.where(where)  # a prefilter: scoped hits are not crowded out
         found = await query.select(columns).limit(limit).to_arrow()
         # Read after the search: at least as new as the version its hits came from.
-        return found, await table.version()
+        version = await table.version()
+        if self._prewarm and version != self._warm_version:
+            # Measured on moto (1,189 chunks): a query read 12 ranges of the index's
+            # posting lists (518 KB) without this, 1 request (26 KB) after it; loading the
+            # whole index cost 3 requests (194 KB), once per version (a no-op when the
+            # index itself did not change: LanceDB caches it by its files).
+            await table.prewarm_index(f"{column}_idx")  # LanceDB's default index name
+            self._warm_version = version
+        return found, version
 
     async def _opened(self) -> Any:
         if self._table is None:
             import lancedb
 
-            # The latest commit, always: the same consistency as the table's sync handle.
+            # The same consistency as the table's sync handle.
             db = await lancedb.connect_async(
-                str(self._db_path), read_consistency_interval=timedelta(0)
+                str(self._db_path),
+                read_consistency_interval=consistency(str(self._db_path)),
+                storage_options=self._storage_options,
             )
             table = await db.open_table(self._table_name)
             if self._table is None:  # only the loop thread sets it: no lock needed

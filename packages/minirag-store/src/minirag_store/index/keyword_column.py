@@ -80,13 +80,14 @@ def refresh_stale(table: Any, in_sources: Callable[[Sequence[str]], str]) -> int
         where = in_sources(sources[start : start + _SOURCES_PER_WRITE])
         rows = table.search().where(where).select(_ROW_COLUMNS).limit(_ALL).to_arrow()
         rows = rows.to_pylist()
-        data = pa.table(
-            {
-                "id": pa.array([r["id"] for r in rows], pa.string()),
-                "keywords": pa.array(keyword_column(rows), pa.string()),
-                VERSION_COLUMN: pa.array([KEYWORDS_VERSION] * len(rows), pa.int32()),
-            }
-        )
+        columns = {
+            "id": [r["id"] for r in rows],
+            "keywords": keyword_column(rows),
+            VERSION_COLUMN: [KEYWORDS_VERSION] * len(rows),
+        }
+        # the table's own fields: its id may be a non-nullable primary key (schema.py)
+        fields = pa.schema([table.schema.field(name) for name in columns])
+        data = pa.table(columns, schema=fields)
         table.merge_insert("id").when_matched_update_all().execute(data)
         done += len(rows)
     return done

@@ -58,6 +58,10 @@ def _key(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
 
 
+#: Lance's field metadata naming the (unenforced) primary key its merge_insert checks.
+_PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
+
+
 def chunk_id(source: str, chunk_index: int) -> str:
     """Stable row id of a chunk: replacing a source updates rows with the same ids."""
     return f"{_key(source)}:{chunk_index}"
@@ -72,8 +76,12 @@ def schema(dim: int, model_id: str) -> pa.Schema:
     """The table's columns, with the model that fills ``vector`` in the metadata."""
     import pyarrow as pa
 
+    # The id is LanceDB's (unenforced) primary key: two processes replacing the same source
+    # at once then conflict and retry instead of both inserting its rows (measured: without
+    # it, two concurrent merge_inserts on moto S3 left duplicate ids).
+    key = pa.field("id", pa.string(), nullable=False, metadata={_PRIMARY_KEY: b"true"})
     fields = [
-        ("id", pa.string()),
+        key,
         ("source", pa.string()),
         ("source_type", pa.string()),
         ("title", pa.string()),
@@ -92,7 +100,9 @@ def schema(dim: int, model_id: str) -> pa.Schema:
         ("keywords_version", pa.int32()),  # see keyword_column.py
     ]
     meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
-    return pa.schema([pa.field(n, t) for n, t in fields], metadata=meta)
+    return pa.schema(
+        [f if isinstance(f, pa.Field) else pa.field(*f) for f in fields], metadata=meta
+    )
 
 
 def stored_model(table: Any) -> tuple[str, int]:

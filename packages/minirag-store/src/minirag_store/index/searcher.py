@@ -117,7 +117,7 @@ class Searcher:
             with self._lock:
                 snap = self._snap
                 if snap is None or snap.version < current:
-                    snap = load_snapshot(self._tbl, current, self._dim, _ALL)
+                    snap = load_snapshot(self._tbl, current, self._dim, _ALL, snap)
                     self._snap = snap
         return snap
 

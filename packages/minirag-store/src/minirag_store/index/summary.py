@@ -24,6 +24,9 @@ write. And a writer outside minirag (another LanceDB client changing the table) 
 remove the file, or ``status`` and a no-op ``sync`` go on describing the version before.
 In a process that has the table open, the summary is also checked against the version
 LanceDB reports, so searches, reads and writes never depend on it.
+
+An index on object storage has no summary file (``db_path`` None below): another
+machine's commit could not remove it, so status, list and sync read the table there.
 """
 
 from __future__ import annotations
@@ -86,9 +89,11 @@ def path_for(db_path: Path) -> Path:
     return Path(db_path) / FILE_NAME
 
 
-def load(db_path: Path) -> IndexSummary | None:
+def load(db_path: Path | None) -> IndexSummary | None:
     """The current summary of the index at ``db_path``, or None (absent, outdated layout,
-    unreadable: the caller reads the table instead)."""
+    unreadable, or no local folder: the caller reads the table instead)."""
+    if db_path is None:
+        return None
     try:
         raw = json.loads(path_for(db_path).read_text(encoding="utf-8"))
         if raw.get("format") != FORMAT:
@@ -125,13 +130,15 @@ def _fields(m: SourceMeta) -> list[Any]:
             m.scheme_version, m.ocr_engine]  # fmt: skip
 
 
-def store(db_path: Path, summary: IndexSummary, latest_version: Any) -> bool:
+def store(db_path: Path | None, summary: IndexSummary, latest_version: Any) -> bool:
     """Write ``summary`` atomically, then keep it only if ``latest_version()`` (asked of
     LanceDB after the rename) is still the summary's version. True when it was kept.
 
     A failure to write (read-only folder, full disk) only means the next process reads
     the table again, so it is not raised.
     """
+    if db_path is None:
+        return False
     target = path_for(db_path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".summary-", suffix=".tmp", dir=db_path)
@@ -150,8 +157,10 @@ def store(db_path: Path, summary: IndexSummary, latest_version: Any) -> bool:
     return True
 
 
-def invalidate(db_path: Path) -> None:
+def invalidate(db_path: Path | None) -> None:
     """Remove the summary (a writer calls this before and after each commit)."""
+    if db_path is None:
+        return
     # a folder we cannot write to holds no summary of ours either
     with contextlib.suppress(OSError):
         path_for(db_path).unlink(missing_ok=True)

@@ -28,8 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index import ann as ann_index
@@ -50,8 +49,11 @@ from minirag_store.index.schema import (
     stored_model,
 )
 from minirag_store.index.searcher import Searcher
+from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.summary import IndexSummary, SourceMeta
 from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot
+
+Ann = AnnSettings | None
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,45 +70,40 @@ class ChunkTable:
     def __init__(
         self,
         table: Any,
-        db_path: Path,
+        db_path: Location,
         model_id: str,
         dim: int,
+        options: Options = (),
         *,
         ann: AnnSettings | None = None,
     ) -> None:
         self._tbl = table
-        self.db_path = db_path
+        self.db_path = db_path  # a folder, or an object-store URI (s3://bucket/prefix)
+        self._local = local_folder(db_path)  # None on object storage: no summary file there
         self.model_id = model_id
         self.dim = dim
         self._ann = ann
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._summary: IndexSummary | None = None  # the last one read, of its version
-        keywords = KeywordSearcher(db_path, TABLE_NAME)
+        keywords = KeywordSearcher(db_path, TABLE_NAME, dict(options))
         self._search = Searcher(table, dim, self._rw, keywords, ann)
 
     @classmethod
     def open(
-        cls, db_path: Path, model_id: str, dim: int, *, ann: AnnSettings | None = None
+        cls, db_path: Location, model_id: str, dim: int, options: Options = (), *, ann: Ann = None
     ) -> ChunkTable:
-        """Open (or create) the table at ``db_path``; refuse an index of another model."""
-        import lancedb
-
-        db_path.mkdir(parents=True, exist_ok=True)
-        db = lancedb.connect(str(db_path), read_consistency_interval=timedelta(0))
-        try:
-            table = db.open_table(TABLE_NAME)
-        except ValueError:  # lancedb's "table not found"
-            summary.invalidate(db_path)  # left by a table that was deleted
-            table = db.create_table(TABLE_NAME, schema=schema(dim, model_id), exist_ok=True)
+        """Open (or create) the table at ``db_path`` (a folder or an object-store URI, with
+        its storage ``options``); refuse an index of another model."""
+        table = open_lance_table(db_path, options, TABLE_NAME, schema(dim, model_id))
         check_model(table, db_path, model_id, dim)
-        chunk_table = cls(table, db_path, model_id, dim, ann=ann)
+        chunk_table = cls(table, db_path, model_id, dim, options, ann=ann)
         chunk_table._ensure_indexes()
         return chunk_table
 
     @classmethod
     def open_existing(
-        cls, db_path: Path, model_id: str, *, ann: AnnSettings | None = None
+        cls, db_path: Location, model_id: str, options: Options = (), *, ann: Ann = None
     ) -> ChunkTable | None:
         """Open a table that already records its model, checking only the model's name.
 
@@ -114,7 +111,7 @@ class ChunkTable:
         seconds a model load costs. None when there is no table yet (creating one needs
         the model's dimension, so the caller then loads the model and uses :meth:`open`).
         """
-        table = cls.peek(db_path, ann=ann)
+        table = cls.peek(db_path, options, ann=ann)
         if table is None or not table.model_id:
             return None
         check_model(table._tbl, db_path, model_id, table.dim)
@@ -122,29 +119,28 @@ class ChunkTable:
         return table
 
     @classmethod
-    def peek(cls, db_path: Path, *, ann: AnnSettings | None = None) -> ChunkTable | None:
+    def peek(
+        cls, db_path: Location, options: Options = (), *, ann: Ann = None
+    ) -> ChunkTable | None:
         """Open an existing table without creating anything or checking the model
         (``status`` reads counts without loading the embedding model); None if absent."""
-        import lancedb
-
-        if not db_path.is_dir():
-            return None
-        db = lancedb.connect(str(db_path), read_consistency_interval=timedelta(0))
-        try:
-            table = db.open_table(TABLE_NAME)
-        except ValueError:
+        table = open_lance_table(db_path, options, TABLE_NAME)
+        if table is None:
             return None
         model_id, dim = stored_model(table)
-        return cls(table, db_path, model_id, dim, ann=ann)
+        return cls(table, db_path, model_id, dim, options, ann=ann)
 
     # ------------------------------------------------------------------ indexes
     def _ensure_indexes(self) -> None:
-        """Create missing indexes (on an empty table too: later rows are folded in)."""
-        missing = upkeep.missing_indexes(self._tbl)
-        if not missing:
-            return  # the common case: no write, so the summary stays current
-        with self._writing():
-            upkeep.create_indexes(self._tbl, missing)
+        """Create missing indexes (on an empty table too), retrying on conflicts."""
+
+        def create() -> None:
+            missing = upkeep.missing_indexes(self._tbl)
+            if missing:  # the common case is none: no write, so the summary stays current
+                with self._writing():
+                    upkeep.create_indexes(self._tbl, missing)
+
+        upkeep.retry_conflicts(create, give_up=None)
 
     def keywords_stale(self) -> bool:
         """Whether some keyword entries predate the current scheme (:meth:`maintain`
@@ -164,15 +160,19 @@ class ChunkTable:
         (:func:`~minirag_store.index.ann.due`).
         """
         self._ensure_indexes()
-        with self._writing():
-            if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
-                kwcol.refresh_stale(self._tbl, in_sources)
-            upkeep.compact(self._tbl)
-            rows = self._tbl.count_rows()
-            if self._ann is not None and ann_index.due(self._tbl, rows, self._ann):
-                ann_index.build(self._tbl, rows, self.dim)
-            with self._rw.exclusive():
-                upkeep.drop_old_versions(self._tbl)
+
+        def tidy() -> None:
+            with self._writing():
+                if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
+                    kwcol.refresh_stale(self._tbl, in_sources)
+                upkeep.compact(self._tbl)
+                rows = self._tbl.count_rows()
+                if self._ann is not None and ann_index.due(self._tbl, rows, self._ann):
+                    ann_index.build(self._tbl, rows, self.dim)
+                with self._rw.exclusive():
+                    upkeep.drop_old_versions(self._tbl, shared=self._local is None)
+
+        upkeep.retry_conflicts(tidy, give_up=f"Maintenance of the index at {self.db_path}")
         # Once per batch or sync: the next process's status, list and no-op sync then
         # answer from the summary without opening LanceDB (~1 s of imports).
         self.summary()
@@ -255,7 +255,7 @@ class ChunkTable:
         held = self._summary
         if held is not None and held.version == version:
             return held  # a sync asks several times: read and parse the file once
-        cached = summary.load(self.db_path)
+        cached = summary.load(self._local)
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
             self._summary = cached
             return cached
@@ -269,7 +269,7 @@ class ChunkTable:
             keywords_column=kwcol.VERSION_COLUMN if has_kw else None,
             keywords_default=kwcol.KEYWORDS_VERSION,
         )
-        summary.store(self.db_path, fresh, self._fresh_version)
+        summary.store(self._local, fresh, self._fresh_version)
         self._summary = fresh
         return fresh
 
@@ -324,12 +324,12 @@ class ChunkTable:
         """The write lock; a write also drops the cached latest version, and removes the
         index summary before and after it commits (see :mod:`minirag_store.index.summary`)."""
         with self._write:
-            summary.invalidate(self.db_path)
+            summary.invalidate(self._local)
             try:
                 yield
             finally:
                 self._search.forget_version()
-                summary.invalidate(self.db_path)
+                summary.invalidate(self._local)
 
     def snapshot(self) -> VectorSnapshot:
         """The latest version's exact-search snapshot (what the exact path holds in

@@ -4,11 +4,22 @@ compaction, and the removal of old versions (through LanceDB's public table API)
 
 from __future__ import annotations
 
+import itertools
+import logging
+import time
 import warnings
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-__all__ = ["INDEXED_COLUMNS", "compact", "create_indexes", "drop_old_versions", "missing_indexes"]
+__all__ = [
+    "INDEXED_COLUMNS",
+    "compact",
+    "create_indexes",
+    "drop_old_versions",
+    "missing_indexes",
+    "retry_conflicts",
+]
 
 #: BTREE scalar indexes (per-source, per-section and per-id look-ups and the merge on
 #: ``id`` never scan the table) plus the full-text index over our ``keywords`` column.
@@ -48,13 +59,76 @@ def compact(table: Any) -> None:
     table.optimize(cleanup_older_than=_KEEP_ALL)
 
 
-def drop_old_versions(table: Any) -> None:
+def drop_old_versions(table: Any, *, shared: bool = False) -> None:
     """Delete every version but the latest: the index stays one version's size across
     re-syncs. LanceDB warns that a reader in another process still on an older version
     then fails (a time window would not help: a version superseded a moment ago may be
-    hours old); that risk is taken on purpose, so only that one message is ignored."""
+    hours old); on a local index that risk is taken on purpose, so only that one message
+    is ignored.
+
+    ``shared`` (an index on object storage, read by other machines whose table handles
+    may be a second behind, :data:`~minirag_store.index.storage.REMOTE_CONSISTENCY`): only
+    versions superseded more than :data:`SUPERSEDED_GRACE` ago go (measured on moto: a
+    reader querying through three re-syncs hit a deleted data file without this).
+    """
+    older_than = _superseded_cutoff(table) if shared else timedelta(0)
     with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
         )
-        table.optimize(cleanup_older_than=timedelta(0))
+        table.optimize(cleanup_older_than=older_than)
+
+
+#: How long a superseded version of a shared index stays readable: a reader's handle may
+#: be a second old and its read (a snapshot load over a real network) take many more.
+SUPERSEDED_GRACE = timedelta(minutes=5)
+#: Slack between the latest commit's timestamp and the cleanup's own clock.
+_CLOCK_SLACK = timedelta(seconds=30)
+
+
+def _superseded_cutoff(table: Any) -> timedelta:
+    """The ``cleanup_older_than`` that deletes exactly the versions superseded more than
+    :data:`SUPERSEDED_GRACE` ago. LanceDB ages a version by when it was written, not when
+    a newer one replaced it, so the age is taken from the oldest version to keep; all
+    timestamps are LanceDB's own (the latest commit's stands for "now")."""
+    versions = sorted(table.list_versions(), key=lambda v: v["version"])
+    latest = versions[-1]["timestamp"]
+    for older, newer in itertools.pairwise(versions):
+        if latest - newer["timestamp"] < SUPERSEDED_GRACE:  # ``older`` was read lately
+            return latest - older["timestamp"] + _CLOCK_SLACK
+    return timedelta(0)
+
+
+log = logging.getLogger(__name__)
+#: Tries at an index creation or a maintenance pass that other writers keep preempting.
+CONFLICT_ATTEMPTS = 5
+
+
+def retry_conflicts(action: Callable[[], None], *, give_up: str | None) -> bool:
+    """Run ``action``, again (up to :data:`CONFLICT_ATTEMPTS` times) while another process's
+    commit preempts it; True once it ran through.
+
+    Why: two processes writing one index (on object storage: two machines) meet here.
+    LanceDB refuses the later of two concurrent commits that touch the same thing
+    ("Retryable commit conflict ... preempted by concurrent transaction", or "Index name
+    ... already exists" when both create a new table's indexes); each try starts over
+    from the latest version. ``give_up`` (what the action is, for a warning): after the
+    last try, warn and return False instead of raising (maintenance only tidies: every
+    write has already landed, and the next batch's maintenance tries again).
+    """
+    for attempt in range(CONFLICT_ATTEMPTS):
+        try:
+            action()
+            return True
+        except (RuntimeError, OSError, ValueError) as e:
+            text = str(e).lower()
+            if "commit conflict" not in text and "already exists" not in text:
+                raise
+            if attempt == CONFLICT_ATTEMPTS - 1:
+                if give_up:
+                    log.warning("%s gave way to other writers %d times; it runs again after "
+                                "the next batch of writes", give_up, CONFLICT_ATTEMPTS)  # fmt: skip
+                    return False
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    return False

@@ -19,12 +19,13 @@ from types import TracebackType
 
 from minirag_store.errors import SyncBusyError
 
-__all__ = ["LOCK_NAME", "SyncLock", "describe_holder"]
+__all__ = ["LOCK_NAME", "SyncLock", "describe_age", "describe_holder"]
 
 LOCK_NAME = ".sync.lock"
 
 
-def _age(seconds: float) -> str:
+def describe_age(seconds: float) -> str:
+    """A duration for a message: "42s", "2m 3s", "1h 5m"."""
     seconds = max(0, int(seconds))
     if seconds < 60:
         return f"{seconds}s"
@@ -44,7 +45,7 @@ def describe_holder(text: str, now: float | None = None) -> str:
     except (ValueError, KeyError, TypeError):
         return "another process (its PID is not recorded yet)"
     ran = (time.time() if now is None else now) - started
-    return f"PID {pid}, running for {_age(ran)}"
+    return f"PID {pid}, running for {describe_age(ran)}"
 
 
 class SyncLock:

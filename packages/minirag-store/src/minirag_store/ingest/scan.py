@@ -96,7 +96,8 @@ class _Walk:
 
     def __init__(self, config: Config, exts: frozenset[str]) -> None:
         self.prefixes = [str(root).rstrip(os.sep) + os.sep for root in config.roots]
-        self.db = os.path.realpath(config.db_path)
+        # the index folder is never scanned (none on this machine for an object store)
+        self.db = os.path.realpath(config.db_path) if config.db_path is not None else None
         self.max_size = config.max_file_size
         self.exts = exts
         self.files: dict[str, FileEntry] = {}

@@ -17,7 +17,8 @@ the model. Per file:
   while the OCR add-on is missing: it is kept and counted ``unreadable``.
 
 Only file sources inside the current roots (and the requested path) are ever deleted;
-data and URL sources are never touched. One sync at a time per index (:mod:`lock`).
+data and URL sources are never touched. One sync at a time per index: the flock of a
+local index folder (:mod:`lock`), the lease object of one on object storage (:mod:`lease`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.config import Config
 from minirag_store.errors import MiniragError, SyncBusyError
 from minirag_store.ingest.jobs import Job, JobRegistry
+from minirag_store.ingest.lease import SyncLease, sync_guard
 from minirag_store.ingest.lock import SyncLock
 from minirag_store.ingest.operations import (
     idle_seconds,
@@ -212,6 +214,13 @@ def reconcile(
         _touch(table, touched)
 
 
+_LEASE_LOST = (
+    "Another process took over the sync lease {where} (this one did not renew it within "
+    "RAG_SYNC_LEASE_TIMEOUT); the files committed before are indexed. Run sync again once "
+    "the other sync finishes."
+)
+
+
 class SyncManager:
     """Sync jobs of one Index: background (:meth:`start`) or foreground (:meth:`run`)."""
 
@@ -226,7 +235,9 @@ class SyncManager:
             return None
         return Path(source_for_path(self._index.config, path))
 
-    def _begin(self, path: str | None, *, foreground: bool) -> tuple[Job, SyncLock, Path | None]:
+    def _begin(
+        self, path: str | None, *, foreground: bool
+    ) -> tuple[Job, SyncLock | SyncLease, Path | None]:
         """Check the path, refuse if a sync runs (here or elsewhere), take the lock.
 
         A foreground job names every file in its result; a background one, polled by a
@@ -241,14 +252,29 @@ class SyncManager:
                     f"A sync job ({active[0].job_id}) is already running in this process; "
                     "poll sync_status until it finishes, or cancel it"
                 )
-            lock = SyncLock(self._index.config.db_path)
-            lock.acquire()
+            lock = sync_guard(self._index.config)
+            try:
+                lock.acquire()
+            except SyncBusyError:
+                raise
+            except Exception as e:  # the lease's store failed: say which, without secrets
+                from minirag_store.index.storage import unavailable
+
+                raise unavailable(self._index.config, e, "take the sync lease of") from e
             job = Job(listed=None) if foreground else Job()
+            if isinstance(lock, SyncLease):
+                # Taken over by another process (this one froze past the lease timeout):
+                # stop after the files in hand instead of racing the new holder.
+                lock.on_lost = job.request_cancel
             self._jobs.add(job)
         return job, lock, under
 
     def _work(
-        self, job: Job, lock: SyncLock, under: Path | None, progress: ProgressCallback | None
+        self,
+        job: Job,
+        lock: SyncLock | SyncLease,
+        under: Path | None,
+        progress: ProgressCallback | None,
     ) -> None:
         job.start()
         state, error = "failed", "interrupted"
@@ -258,12 +284,24 @@ class SyncManager:
         except MiniragError as e:
             error = str(e)
         except Exception as e:  # a background job reports what broke instead of dying silently
-            error = f"{type(e).__name__}: {e}"
+            error = self._describe(e)
         finally:
             # Release before publishing the terminal state: a client that restarts as soon
             # as it sees "succeeded" must not meet this process's own flock.
             lock.release()
+            if isinstance(lock, SyncLease) and lock.lost:
+                state, error = "failed", _LEASE_LOST.format(where=lock.where)
             job.finish(state, error)  # type: ignore[arg-type]
+
+    def _describe(self, error: Exception) -> str:
+        """What broke, for the job's error: on object storage, the store's failure named
+        by its URI with every credential masked (the raw text is long and may echo them)."""
+        config = self._index.config
+        if config.db_remote is not None:
+            from minirag_store.index.storage import unavailable
+
+            return str(unavailable(config, error, "write to"))
+        return f"{type(error).__name__}: {error}"
 
     def start(self, path: str | None = None) -> str:
         """Start a background sync; returns its jobId. Refuses at once when busy."""
