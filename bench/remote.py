@@ -31,6 +31,7 @@ from pathlib import Path
 from minirag_store import Index
 from minirag_store.config import load_config
 from minirag_testkit import model_env
+from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
 RESULTS = Path(__file__).resolve().parent / "results" / "remote.json"
@@ -191,6 +192,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=600)
     parser.add_argument("--queries", type=int, default=60)
     args = parser.parse_args()
+    meta = provenance()  # load average before: other work on the machine skews every figure
 
     import boto3
     from moto.server import ThreadedMotoServer
@@ -269,13 +271,15 @@ def main() -> None:
         print(" | ".join([name, str(f["p50_ms"]), str(f["p95_ms"]), f"{f['bytes_p50']:,}",
                           str(f["requests_p50"]), str(f["cold_ms"]), f"{f['cold_bytes']:,}",
                           str(f["after_commit_ms"]), f"{f['after_commit_bytes']:,}"]))  # fmt: skip
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "documents": len(docs), "chunks": chunks, "warm_queries": len(queries) - 1,
+    figures = {
+        "documents": len(docs),
+        "chunks": chunks,
+        "warm_queries": len(queries) - 1,
         "sync_seconds": {"local": round(local_sync_s, 1), "s3": round(remote_sync_s, 1)},
         "local_bytes_note": "the process's rchar: bytes of read calls (mmap reads not counted)",
         "indexes": rows,
-    }, indent=2) + "\n")  # fmt: skip
+    }
+    write_json(RESULTS, figures, meta)
     print(f"wrote {RESULTS}")
 
 
