@@ -213,14 +213,20 @@ class ChunkTable:
             return
         data = self._arrow(rows, vectors)
         scope = in_sources(unique)
-        with self._writing():
-            (
-                self._tbl.merge_insert("id")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .when_not_matched_by_source_delete(scope)
-                .execute(data)
-            )
+
+        def merge() -> None:  # the same merge again is the same result: safe to retry
+            with self._writing():
+                (
+                    self._tbl.merge_insert("id")
+                    .when_matched_update_all()
+                    .when_not_matched_insert_all()
+                    .when_not_matched_by_source_delete(scope)
+                    .execute(data)
+                )
+
+        # Another process's commits (on object storage: another machine's) can outlast
+        # LanceDB's own retries: start over from the latest version (upkeep).
+        upkeep.retry_conflicts(merge, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
@@ -228,11 +234,16 @@ class ChunkTable:
         if not unique:
             return 0
         where = in_sources(unique)
-        with self._writing():
-            count = self._tbl.count_rows(where)
-            if count:
-                self._tbl.delete(where)
-        return count
+        counted: list[int] = []
+
+        def delete() -> None:
+            with self._writing():
+                counted[:] = [self._tbl.count_rows(where)]
+                if counted[0]:
+                    self._tbl.delete(where)
+
+        upkeep.retry_conflicts(delete, give_up=None)
+        return counted[0]
 
     def touch(self, source: str, mtime: float) -> None:
         """Record a new mtime for a source whose content hash did not change."""
