@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
-from minirag_store.errors import MiniragError, SyncBusyError
+from minirag_store.errors import MiniragError, PathOutsideRootsError, SyncBusyError
 from minirag_store.ingest.jobs import Job, JobRegistry
 from minirag_store.ingest.lock import SyncLock
 from minirag_store.ingest.operations import (
@@ -46,7 +47,11 @@ if TYPE_CHECKING:
     from minirag_store.results import ProgressCallback
     from minirag_store.service import Index
 
-__all__ = ["SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+__all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+
+#: What one sync reconciles: these paths (files or folders, as reached from a root), or
+#: every root (None). Data and URL sources are never in it.
+Scope = tuple[Path, ...] | None
 
 
 @dataclass
@@ -77,8 +82,9 @@ def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
     return ParseTask(source, path, known_hash=meta.file_hash or None)
 
 
-def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path | None) -> SyncPlan:
-    """Diff a :class:`~minirag_store.ingest.scan.ScanResult` against indexed ``metas``."""
+def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Scope) -> SyncPlan:
+    """Diff a :class:`~minirag_store.ingest.scan.ScanResult` of ``under`` against indexed
+    ``metas``: only sources under ``under`` (every file source when None) may be deleted."""
     from minirag_chunker import SCHEME_VERSION
 
     plan = SyncPlan()
@@ -92,7 +98,7 @@ def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path |
             plan.tasks.append(task)
     plan.scanned = len(scanned.files) + len(scanned.oversized)
     seen = {e.source for e in scanned.files} | {e.source for e in scanned.oversized}
-    scope = (str(under),) if under is not None else None
+    scope = tuple(str(path) for path in under) if under is not None else None
     images = _image_extensions()
     for source, meta in metas.items():
         if source in seen or meta.source_type != "file" or not scope_matches(source, scope):
@@ -128,15 +134,31 @@ def _hidden_from_scan(source: str, root: Path) -> bool:
     return False
 
 
-def _scan(config: Config, under: Path | None, job: Job) -> Any:
+def _scan(config: Config, under: Scope, job: Job) -> Any:
+    """The scan of every root, or of each path of ``under`` merged into one result."""
     from minirag_store.ingest.scan import ScanResult, scan
 
-    if under is not None and not os.path.lexists(under):
-        return ScanResult([], [])  # gone: reconciling it means deleting what was indexed
-    result = scan(config, under)
-    for warning in result.warnings:
-        job.note(str(under or "(scan)"), f"warning: {warning}")
-    return result
+    if under is None:
+        result = scan(config, None)
+        for warning in result.warnings:
+            job.note("(scan)", f"warning: {warning}")
+        return result
+    files: dict[str, Any] = {}
+    oversized: dict[str, Any] = {}
+    for path in under:
+        if not os.path.lexists(path):
+            continue  # gone: reconciling it means deleting what was indexed
+        try:
+            found = scan(config, path)
+        except PathOutsideRootsError:
+            # A link now leading outside every root (the watcher names such paths): not
+            # part of the corpus, as in a full scan, so what was indexed under it goes.
+            continue
+        for warning in found.warnings:
+            job.note(str(path), f"warning: {warning}")
+        files.update((e.source, e) for e in found.files)
+        oversized.update((e.source, e) for e in found.oversized)
+    return ScanResult(list(files.values()), [], list(oversized.values()))
 
 
 def _unreadable_message() -> str:
@@ -171,9 +193,10 @@ def _touch(table: Any, touched: list[Parsed]) -> None:
 
 
 def reconcile(
-    index: Index, job: Job, under: Path | None, progress: ProgressCallback | None = None
+    index: Index, job: Job, under: Scope, progress: ProgressCallback | None = None
 ) -> None:
-    """Run one sync into ``job`` (the caller holds the sync lock and finishes the job)."""
+    """Run one sync of ``under`` (None: every root) into ``job`` (the caller holds the
+    sync lock and finishes the job)."""
     from minirag_store.index import summary
     from minirag_store.index.keyword_column import KEYWORDS_VERSION
 
@@ -221,18 +244,25 @@ class SyncManager:
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
 
-    def _under(self, path: str | None) -> Path | None:
+    def _under(self, path: str | None) -> Scope:
         if path is None or not path.strip():
             return None
-        return Path(source_for_path(self._index.config, path))
+        return (Path(source_for_path(self._index.config, path)),)
 
-    def _begin(self, path: str | None, *, foreground: bool) -> tuple[Job, SyncLock, Path | None]:
-        """Check the path, refuse if a sync runs (here or elsewhere), take the lock.
+    def _inside(self, path: str) -> Path:
+        """``path`` as given (a link's own path is kept), refused unless it lies under a
+        root: a sync of it may delete what was indexed there."""
+        lexical = Path(os.path.normpath(path))
+        if not lexical.is_absolute() or root_of(self._index.config, lexical) is None:
+            raise PathOutsideRootsError(f"Not a path under the document roots: {path}")
+        return lexical
+
+    def _begin(self, under: Scope, *, foreground: bool) -> tuple[Job, SyncLock]:
+        """Refuse if a sync runs (here or elsewhere), take the lock, register a job.
 
         A foreground job names every file in its result; a background one, polled by a
         model, the first :data:`~minirag_store.ingest.jobs.MAX_ERRORS` of each outcome.
         """
-        under = self._under(path)
         with self._guard:
             # Checked before the flock: this process's own lock would otherwise refuse us
             # with a message naming our own PID.
@@ -245,10 +275,10 @@ class SyncManager:
             lock.acquire()
             job = Job(listed=None) if foreground else Job()
             self._jobs.add(job)
-        return job, lock, under
+        return job, lock
 
     def _work(
-        self, job: Job, lock: SyncLock, under: Path | None, progress: ProgressCallback | None
+        self, job: Job, lock: SyncLock, under: Scope, progress: ProgressCallback | None
     ) -> None:
         job.start()
         state, error = "failed", "interrupted"
@@ -267,7 +297,8 @@ class SyncManager:
 
     def start(self, path: str | None = None) -> str:
         """Start a background sync; returns its jobId. Refuses at once when busy."""
-        job, lock, under = self._begin(path, foreground=False)
+        under = self._under(path)
+        job, lock = self._begin(under, foreground=False)
         thread = threading.Thread(
             target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
         )
@@ -283,7 +314,19 @@ class SyncManager:
 
     def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
         """Sync in the calling thread and return the finished job."""
-        job, lock, under = self._begin(path, foreground=True)
+        under = self._under(path)
+        job, lock = self._begin(under, foreground=True)
+        self._work(job, lock, under, progress)
+        return job.snapshot()
+
+    def run_paths(
+        self, paths: Sequence[str] | None, progress: ProgressCallback | None = None
+    ) -> JobStatus:
+        """Sync exactly ``paths`` (absolute, under a root; None: every root) in the
+        calling thread, as one job: the watcher's batches. A path that is gone has what
+        was indexed under it deleted; an empty list does nothing."""
+        under = None if paths is None else tuple(self._inside(p) for p in paths)
+        job, lock = self._begin(under, foreground=True)
         self._work(job, lock, under, progress)
         return job.snapshot()
 
@@ -305,9 +348,13 @@ class SyncManager:
             thread.join(timeout)
         return self.status(job_id)
 
-    def shutdown(self, timeout: float = 30.0) -> None:
-        """Cancel running jobs and wait (up to ``timeout`` each) for their threads."""
+    def cancel_all(self) -> None:
+        """Ask every running job to stop after the files in hand."""
         for job in self._jobs.active():
             job.request_cancel()
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Cancel running jobs and wait (up to ``timeout`` each) for their threads."""
+        self.cancel_all()
         for thread in list(self._threads.values()):
             thread.join(timeout)
