@@ -126,6 +126,8 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     server = create_server(index, warm_up=True, serving=serving, http=http)
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
+    if index.config_error is None and index.config.watch != "off":
+        index.start_watching()  # RAG_WATCH: the index follows the files while serving
 
     def stop() -> None:
         if endpoint is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
     from minirag_store.service import Index
 
 __all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+
+#: How long a sync someone asked for waits for the watcher's sync it cancelled to end
+#: (the writer completes the window it holds: at most 512 chunks to embed).
+PREEMPT_WAIT_SECONDS = 60.0
 
 #: What one sync reconciles: these paths (files or folders, as reached from a root), or
 #: every root (None). Data and URL sources are never in it.
@@ -243,6 +248,7 @@ class SyncManager:
         self._jobs = JobRegistry()
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
+        self._watch_job: Job | None = None  # the watcher's sync, while it runs
 
     def _under(self, path: str | None) -> Scope:
         if path is None or not path.strip():
@@ -257,7 +263,9 @@ class SyncManager:
             raise PathOutsideRootsError(f"Not a path under the document roots: {path}")
         return lexical
 
-    def _begin(self, under: Scope, *, foreground: bool) -> tuple[Job, SyncLock]:
+    def _begin(
+        self, under: Scope, *, foreground: bool, watcher: bool = False
+    ) -> tuple[Job, SyncLock]:
         """Refuse if a sync runs (here or elsewhere), take the lock, register a job.
 
         A foreground job names every file in its result; a background one, polled by a
@@ -275,6 +283,8 @@ class SyncManager:
             lock.acquire()
             job = Job(listed=None) if foreground else Job()
             self._jobs.add(job)
+            if watcher:
+                self._watch_job = job
         return job, lock
 
     def _work(
@@ -296,9 +306,10 @@ class SyncManager:
             job.finish(state, error)  # type: ignore[arg-type]
 
     def start(self, path: str | None = None) -> str:
-        """Start a background sync; returns its jobId. Refuses at once when busy."""
+        """Start a background sync; returns its jobId. Refuses at once when busy (a
+        watcher's sync is cancelled to make way: :meth:`_preempt_watcher`)."""
         under = self._under(path)
-        job, lock = self._begin(under, foreground=False)
+        job, lock = self._begin_first(under, foreground=False)
         thread = threading.Thread(
             target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
         )
@@ -313,9 +324,9 @@ class SyncManager:
         return job.job_id
 
     def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
-        """Sync in the calling thread and return the finished job."""
+        """Sync in the calling thread and return the finished job (before a watcher's)."""
         under = self._under(path)
-        job, lock = self._begin(under, foreground=True)
+        job, lock = self._begin_first(under, foreground=True)
         self._work(job, lock, under, progress)
         return job.snapshot()
 
@@ -324,11 +335,36 @@ class SyncManager:
     ) -> JobStatus:
         """Sync exactly ``paths`` (absolute, under a root; None: every root) in the
         calling thread, as one job: the watcher's batches. A path that is gone has what
-        was indexed under it deleted; an empty list does nothing."""
+        was indexed under it deleted; an empty list does nothing. Files are named as a
+        background job names them (the first hundred of each outcome): the job id is
+        what a model polling sync_status may meet."""
         under = None if paths is None else tuple(self._inside(p) for p in paths)
-        job, lock = self._begin(under, foreground=True)
-        self._work(job, lock, under, progress)
+        job, lock = self._begin(under, foreground=False, watcher=True)
+        try:
+            self._work(job, lock, under, progress)
+        finally:
+            self._watch_job = None
         return job.snapshot()
+
+    def _begin_first(self, under: Scope, *, foreground: bool) -> tuple[Job, SyncLock]:
+        """:meth:`_begin` for a sync someone asked for, which goes before the watcher's:
+        a watcher sync in the way is cancelled (each file stays whole or untouched; the
+        watcher applies its batch again once the lock is free) and waited for, instead
+        of refusing the caller as busy."""
+        deadline = time.monotonic() + PREEMPT_WAIT_SECONDS
+        while True:
+            job = self._watch_job
+            if job is not None and not job.finished:
+                job.request_cancel()
+                while not job.finished and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            try:
+                return self._begin(under, foreground=foreground)
+            except SyncBusyError:
+                # the watcher's retry may take the lock first: cancel that one too
+                if self._watch_job is None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def status(self, job_id: str) -> JobStatus:
         """The live status of a job (NotFoundError for an unknown id)."""

@@ -195,7 +195,7 @@ class Watcher:
                 # Changes made while nothing watched: one full sync, after the watch is live
                 # so nothing that changes meanwhile slips between the two.
                 caught_up = self._apply(None, 0, "notify")
-                retry_at = now + BUSY_RETRY_SECONDS
+                retry_at = self._clock() + BUSY_RETRY_SECONDS
             elif caught_up and pending.due(now):
                 paths = pending.take()
                 if not self._apply(paths, len(paths), "notify"):
@@ -216,7 +216,9 @@ class Watcher:
             return False
         self.batches += 1
         self._report(job, changed, mode, self._clock() - started)
-        return True
+        # Cancelled while not stopping: it made way for a sync someone asked for (what it
+        # had written stays); the batch is applied again after that one.
+        return job["state"] != "cancelled" or self._stop.is_set()
 
     def _report(self, job: JobStatus, changed: int, mode: WatchMode, seconds: float) -> None:
         if job["state"] == "failed":
