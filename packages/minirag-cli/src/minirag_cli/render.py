@@ -152,6 +152,10 @@ def _passage(text: str, terms: frozenset[str]) -> Any:
     return passage
 
 
+#: Said after a hit (and its source) whose file changed on disk since it was indexed.
+_STALE = "  [changed on disk since indexed: sync to refresh]"
+
+
 def show_query(result: QueryResult, query: str) -> None:
     """Ranked hits (score, path, title, passage with the query's words highlighted),
     then the sources they came from."""
@@ -167,13 +171,15 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print(f"{rank}. ", style="bold", end="")
         out.print(f"{where.get(hit['source'], hit['source'])}", style="cyan", end="")
         out.print(f"  #{hit['chunkIndex']}  {hit['title']}", style="bold", end="")
-        out.print(f"  score {hit['score']:.4f}{distance}", style="dim")
+        out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
+        out.print(_STALE if hit.get("stale") else "", style="yellow")
         out.print(_passage(hit["text"], terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for s in result["sources"]:
         out.print(f"  {s['displayPath']}", style="cyan", end="")
-        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})")
+        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})", end="")
+        out.print(_STALE if s.get("stale") else "", style="yellow")
 
 
 def show_neighbors(result: NeighborsResult) -> None:
