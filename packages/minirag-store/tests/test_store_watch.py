@@ -178,6 +178,23 @@ def test_a_batch_that_meets_another_sync_waits_and_is_not_lost(
     _until(lambda: _finds(index, "which animal has a tusk", late), "the batch after the lock")
 
 
+def test_a_sync_asked_for_while_the_watcher_works_goes_first(
+    make_index, docs_root: Path, tmp_path: Path
+) -> None:
+    index = make_index()
+    batches = _start(index)
+    before = len(batches)
+    for n in range(300):
+        _write(docs_root / "many" / f"n{n:03d}.md", f"# N{n}\n\nItem {n} of the heron count.")
+    time.sleep(3)  # the batch is settled: the watcher is applying it (or about to)
+    mine = index.sync()  # never refused as busy: a watcher sync in the way makes room
+    assert mine["state"] == "succeeded", mine
+    assert mine["counts"]["failed"] == 0
+    _until(lambda: len(batches) > before, "the watcher's batch reported (applied or made way)")
+    assert len(_indexed(index)) == 300
+    _matches_fresh_sync(index, make_index, tmp_path)
+
+
 def test_rag_watch_poll_polls_and_status_says_so(make_index, docs_root: Path) -> None:
     index = make_index(RAG_WATCH="poll", RAG_WATCH_POLL_SECONDS="1")
     _start(index)

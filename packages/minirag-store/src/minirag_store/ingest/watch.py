@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 
 #: How soon a batch that met a running sync is tried again.
 BUSY_RETRY_SECONDS = 2.0
+#: How soon a batch whose sync failed as a whole (the model would not load, the disk is
+#: full) is tried again: its changes are kept, not dropped, without retrying in a loop.
+FAILED_RETRY_SECONDS = 30.0
 #: A batch of more paths than this is applied as one full sync: past it, scanning each
 #: path on its own (ignore rules read from the root down for each) costs more than one
 #: walk that skips every unchanged file by its (size, mtime).
@@ -80,7 +83,6 @@ class Watcher:
         self._state_lock = threading.Lock()
         self._mode: WatchMode | None = None
         self._note: str | None = None
-        self.batches = 0  # batches applied so far
 
     # ------------------------------------------------------------------ state
     @property
@@ -147,8 +149,8 @@ class Watcher:
     def _run_poll(self, reason: str) -> None:
         self._set("poll", reason)
         while not self._stop.is_set():
-            applied = self._apply(None, 0, "poll")
-            self._stop.wait(self._poll_seconds() if applied else BUSY_RETRY_SECONDS)
+            retry = self._apply(None, 0, "poll")
+            self._stop.wait(self._poll_seconds() if retry is None else retry)
 
     def _run_notify(self) -> str | None:
         """Follow notifications until stopped (None), or say why they cannot be used."""
@@ -194,18 +196,20 @@ class Watcher:
             if not caught_up and now >= retry_at:
                 # Changes made while nothing watched: one full sync, after the watch is live
                 # so nothing that changes meanwhile slips between the two.
-                caught_up = self._apply(None, 0, "notify")
-                retry_at = self._clock() + BUSY_RETRY_SECONDS
+                retry = self._apply(None, 0, "notify")
+                caught_up = retry is None
+                retry_at = self._clock() + (retry or 0.0)
             elif caught_up and pending.due(now):
                 paths = pending.take()
-                if not self._apply(paths, len(paths), "notify"):
-                    pending.put_back(paths, self._clock(), BUSY_RETRY_SECONDS)
+                if (retry := self._apply(paths, len(paths), "notify")) is not None:
+                    pending.put_back(paths, self._clock(), retry)
             if self._stop.is_set():
                 return
 
     # ---------------------------------------------------------------- applying
-    def _apply(self, paths: Sequence[str] | None, changed: int, mode: WatchMode) -> bool:
-        """One sync of ``paths`` (None: all roots); False when another sync runs."""
+    def _apply(self, paths: Sequence[str] | None, changed: int, mode: WatchMode) -> float | None:
+        """One sync of ``paths`` (None: all roots). None once applied; else the seconds
+        after which to try again (another sync runs, or this one failed)."""
         scopes = None
         if paths is not None and len(paths) <= WHOLE_ROOTS_ABOVE:
             scopes = batch_scopes(paths)
@@ -213,12 +217,13 @@ class Watcher:
         try:
             job = self._index.syncs().run_paths(scopes)
         except SyncBusyError:
-            return False
-        self.batches += 1
+            return BUSY_RETRY_SECONDS
         self._report(job, changed, mode, self._clock() - started)
-        # Cancelled while not stopping: it made way for a sync someone asked for (what it
-        # had written stays); the batch is applied again after that one.
-        return job["state"] != "cancelled" or self._stop.is_set()
+        if self._stop.is_set() or job["state"] == "succeeded":
+            return None
+        # Cancelled: it made way for a sync someone asked for (what it wrote stays), and
+        # is applied again after that one. Failed: kept, and tried again later.
+        return BUSY_RETRY_SECONDS if job["state"] == "cancelled" else FAILED_RETRY_SECONDS
 
     def _report(self, job: JobStatus, changed: int, mode: WatchMode, seconds: float) -> None:
         if job["state"] == "failed":
