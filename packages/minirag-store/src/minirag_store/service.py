@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from minirag_store.index.embedding import Embedder
     from minirag_store.index.table import ChunkTable
     from minirag_store.ingest.sync import SyncManager
-    from minirag_store.ingest.watch import OnBatch, Watching
+    from minirag_store.ingest.watch import OnBatch
 
 __all__ = ["Index"]
 
@@ -94,7 +94,6 @@ class Index:
         self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
         self._sync_obj: SyncManager | None = None
-        self._watch_obj: Watching | None = None
         self._small_writes = 0  # since the last maintenance pass
 
     @classmethod
@@ -278,26 +277,14 @@ class Index:
         """Reconcile in the foreground (the CLI's ``sync``); returns the finished job."""
         return self.syncs().run(path, progress=progress)
 
-    # ------------------------------------------------------------------- watch
-    def start_watching(
-        self, on_batch: OnBatch | None = None, *, poll: bool | None = None, block: bool = False
-    ) -> None:
-        """Follow the roots until :meth:`close` (``block``: in this thread, until interrupted,
-        as the CLI's ``watch``): OS notifications, else a cheap sync every
-        RAG_WATCH_POLL_SECONDS (``poll`` forces it; default: RAG_WATCH=poll). ``on_batch``
-        hears of each sync applied (:mod:`minirag_store.ingest.watch`)."""
-        self._check()
-        with self._lock:
-            if (watching := self._watch_obj) is None:
-                from minirag_store.ingest.watch import Watching
-
-                watching = self._watch_obj = Watching(self)
-        (watching.run if block else watching.start)(on_batch, poll)
+    def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
+        """Follow the roots until :meth:`close` (``block``: here until interrupted, as the
+        CLI's ``watch``); ``on_batch`` hears of each sync. See ``minirag_store.ingest.watch``."""
+        self.syncs().watching.start(on_batch, block=block)
 
     def watch_state(self) -> tuple[str, str | None]:
-        """``("notify" | "poll" | "off", why it polls)``: how this process follows the files."""
-        watching = self._watch_obj  # never started: "off", without importing watch mode
-        return ("off", None) if watching is None else watching.state()
+        """How this process follows the files: ``("notify" | "poll" | "off", why it polls)``."""
+        return ("off", None) if self._sync_obj is None else self._sync_obj.watching.state()
 
     # ------------------------------------------------------------------ ingest
     def ingest_file(self, path: str) -> IngestResult:
@@ -430,8 +417,6 @@ class Index:
     def close(self) -> None:
         """Stop background work (cancels a running sync), fold in pending small writes,
         and release the table."""
-        if (watching := self._watch_obj) is not None:
-            watching.stop()  # first: it cancels a sync it runs and waits for its thread
         with self._lock:
             syncs = self._sync_obj
         # Outside the lock: a sync thread that is just starting takes it to open the

@@ -40,6 +40,7 @@ from minirag_store.ingest.operations import (
     report_progress,
     write_parsed,
 )
+from minirag_store.ingest.watch import Watching
 from minirag_store.ingest.workers import Parsed, ParseTask, parse_all
 from minirag_store.paths import root_of, scope_matches, source_for_path
 from minirag_store.results import JobStatus
@@ -249,6 +250,7 @@ class SyncManager:
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
         self._watch_job: Job | None = None  # the watcher's sync, while it runs
+        self.watching = Watching(index)  # watch mode: the watcher, when one runs
 
     def _under(self, path: str | None) -> Scope:
         if path is None or not path.strip():
@@ -390,7 +392,9 @@ class SyncManager:
             job.request_cancel()
 
     def shutdown(self, timeout: float = 30.0) -> None:
-        """Cancel running jobs and wait (up to ``timeout`` each) for their threads."""
+        """Stop the watcher, cancel running jobs and wait (up to ``timeout`` each) for
+        their threads."""
+        self.watching.stop()
         self.cancel_all()
         for thread in list(self._threads.values()):
             thread.join(timeout)

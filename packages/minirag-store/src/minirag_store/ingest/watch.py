@@ -251,19 +251,19 @@ class Watching:
         self._lock = threading.Lock()
         self._watcher: Watcher | None = None
 
-    def start(self, on_batch: OnBatch | None, poll: bool | None) -> Watcher:
-        """Start a watcher unless one runs; ``poll`` None means RAG_WATCH=poll decides."""
+    def start(self, on_batch: OnBatch | None, *, block: bool = False) -> None:
+        """Start a watcher unless one runs (RAG_WATCH=poll makes it poll). ``block``: then
+        wait until interrupted (KeyboardInterrupt propagates after a clean stop)."""
         with self._lock:
             if self._watcher is None:
-                force = self._index.config.watch == "poll" if poll is None else poll
+                force = self._index.config.watch == "poll"
                 self._watcher = Watcher(self._index, force_poll=force, on_batch=on_batch)
                 self._watcher.start()
-            return self._watcher
+            watcher = self._watcher
+        if block:
+            self._block(watcher)
 
-    def run(self, on_batch: OnBatch | None, poll: bool | None) -> None:
-        """Watch in the foreground until interrupted (KeyboardInterrupt propagates after a
-        clean stop)."""
-        watcher = self.start(on_batch, poll)
+    def _block(self, watcher: Watcher) -> None:
         try:
             while not watcher.wait(0.5):
                 pass
@@ -278,7 +278,7 @@ class Watching:
         if watcher is None:
             return
         watcher.stop(timeout=0)
-        self._index.syncs().cancel_all()
+        self._index.syncs().cancel_all()  # the sync it runs, if any
         watcher.wait(30.0)
 
     def state(self) -> tuple[str, str | None]:
