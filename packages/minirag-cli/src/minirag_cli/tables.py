@@ -46,7 +46,7 @@ _STATUS_LABELS = {
     "ocr": "OCR",
     "ocrLang": "OCR language",
     "ocrHint": "OCR install",
-    "watch": "watch setting (RAG_WATCH)",
+    "watch": "watch setting",
     "watchMode": "watching here",
     "watchNote": "why it polls",
 }
