@@ -6,6 +6,8 @@ the index up in a background thread as the server starts (:meth:`Index.warm_up`:
 embedding model, the table, the search snapshot), so the client's handshake and
 ``tools/list`` are answered meanwhile and its first query finds everything loaded. A
 failed warm-up is logged; the first tool call that needs the failed part reports it.
+Unless ``RAG_WATCH=off``, the index also follows the files while it serves
+(:meth:`Index.start_watching`: a full sync, then the changes as they happen).
 """
 
 from __future__ import annotations
