@@ -16,8 +16,6 @@ into waiting (the settle time) and applying.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import tempfile
 import threading
@@ -26,6 +24,7 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_testkit import model_env
+from results_io import RESULTS, provenance, write_json
 
 WORDS = ["harbour", "lantern", "granite", "orchard", "falcon", "meadow", "copper", "willow"]
 
@@ -89,8 +88,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--edits", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=Path("bench/results/watch.json"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "watch.json")
     args = parser.parse_args()
+    meta = provenance()
     figures = run(args.files, args.edits)
     target = 4.0
     print(f"| watch ({figures['files']:,} files, {figures['edits']} edits, {figures['mode']}) "
@@ -102,16 +102,13 @@ def main() -> None:
         f"{figures['max_s']:.2f} | {figures['apply_p50_s']} | p50 <= {target:.0f} s | {met} |"
     )
     result = {
-        "bench": "watch",
         "what": "change -> searchable latency over sequential edits, watcher in-process",
         "target": f"p50 <= {target} s (2 s settle + apply)",
         "met": met == "yes",
-        "figures": figures,
-        "machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
+        **figures,
         "model": "the offline test model (minirag_testkit)",
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result, meta)
 
 
 if __name__ == "__main__":
