@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.errors import SyncBusyError
+from minirag_store.errors import MiniragError, SyncBusyError
 from minirag_store.ingest.changes import Pending, batch_scopes, network_filesystem, relevant_change
 from minirag_store.results import JobStatus, WatchBatch
 
@@ -139,6 +139,8 @@ class Watcher:
             if reason is not None and not self._stop.is_set():
                 log.warning("watching by polling every %ss: %s", self._poll_seconds(), reason)
                 self._run_poll(reason)
+        except Exception:  # a bug: say so where the user looks; status then says "off"
+            log.exception("watch mode stopped; the index no longer follows the files")
         finally:
             self._set(None, None)
 
@@ -218,6 +220,9 @@ class Watcher:
             job = self._index.syncs().run_paths(scopes)
         except SyncBusyError:
             return BUSY_RETRY_SECONDS
+        except MiniragError as e:  # the sync could not start (a path it refused): kept
+            log.warning("watch: could not sync %s: %s", scopes or "the roots", e)
+            return FAILED_RETRY_SECONDS
         self._report(job, changed, mode, self._clock() - started)
         if self._stop.is_set() or job["state"] == "succeeded":
             return None
