@@ -201,6 +201,8 @@ def test_status(indexed, invoke):
             "maxResponseTokens": "number",
             "ocrLang": "string",
             "chunkScheme": "number",
+            "watch": "string",
+            "watchMode": "string",
             "ocr": "string",
             "chunkCount": "number",
             "sourceCount": "number",

@@ -56,9 +56,14 @@ def console_script() -> str:
 
 
 def child_env(extra: dict[str, str]) -> dict[str, str]:
-    """A minimal environment for a server subprocess: PATH/HOME plus ``extra``."""
+    """A minimal environment for a server subprocess: PATH/HOME plus ``extra``.
+
+    Watch mode is off unless ``extra`` turns it on: these servers are driven through
+    explicit syncs whose counts the tests check, and a watcher's own first sync would do
+    part of that work first (test_mcp_watch.py runs servers with it on).
+    """
     base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
-    return {**base, **extra}
+    return {**base, "RAG_WATCH": "off", **extra}
 
 
 def structured(result) -> dict:

@@ -236,6 +236,8 @@ async def test_status(synced):
             "maxResponseTokens": "number",
             "ocrLang": "string",
             "chunkScheme": "number",
+            "watch": "string",
+            "watchMode": "string",
             "ocr": "string",
             "chunkCount": "number",
             "sourceCount": "number",

@@ -86,7 +86,12 @@ def write_corpus(index, root: Path, files: dict[str, str]) -> dict[str, int]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         title = text.splitlines()[0].lstrip("# ").strip() if text.startswith("#") else path.stem
-        docs.append(Document(str(path), "file", title, text, file_hash=rel, size=len(text)))
+        st = path.stat()  # as a sync records it, so hits are not `stale`
+        docs.append(
+            Document(
+                str(path), "file", title, text, file_hash=rel, mtime=st.st_mtime, size=st.st_size
+            )
+        )
     writer = DocumentWriter(index)
     counts = {doc.source: n for doc, n in writer.write(docs)}
     writer.finish()

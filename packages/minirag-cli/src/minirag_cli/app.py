@@ -139,6 +139,23 @@ def sync(
 
 @app.command()
 @with_shared
+def watch(*, shared: Shared) -> None:
+    """Keep the index following the files until Ctrl-C: a full sync first, then each
+    change ~2 s after it settles (OS notifications; RAG_WATCH=poll, or a network folder,
+    polls instead). Prints each file it indexed (+), dropped (-) or failed on (!)."""
+    show = render.emit_json_line if shared.json else render.show_watch_batch
+    with shared.open_index() as index:
+        index.config  # noqa: B018 - a broken configuration fails here, before any message
+        roots = ", ".join(str(root) for root in index.config.roots)
+        typer.echo(f"watching {roots} (Ctrl-C to stop)", err=True)
+        try:
+            index.start_watching(show, block=True)
+        except KeyboardInterrupt:
+            typer.echo("stopped watching", err=True)
+
+
+@app.command()
+@with_shared
 def query(
     text: Annotated[str, typer.Argument(help="What to look for.")],
     top_k: Annotated[int, typer.Option(help=_TOP_K_HELP)] = TOP_K.default,

@@ -27,12 +27,14 @@ if TYPE_CHECKING:
         NeighborsResult,
         QueryResult,
         ReadResult,
+        WatchBatch,
     )
     from rich.console import Console
 
 __all__ = [
     "console",
     "emit_json",
+    "emit_json_line",
     "read_on",
     "show_deleted",
     "show_ingested",
@@ -40,6 +42,7 @@ __all__ = [
     "show_neighbors",
     "show_query",
     "show_read",
+    "show_watch_batch",
 ]
 
 _COUNT_ORDER = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
@@ -48,6 +51,11 @@ _COUNT_ORDER = ("scanned", "ingested", "skipped", "deleted", "unreadable", "fail
 def emit_json(result: Mapping[str, Any]) -> None:
     """Print a result exactly as the service returned it, as JSON on stdout."""
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+
+
+def emit_json_line(result: Mapping[str, Any]) -> None:
+    """One result as one line of JSON (a stream of them: ``watch --json``), flushed."""
+    typer.echo(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
 
 
 #: Line width when stdout is piped: wide enough that no table cell is ever folded, so
@@ -81,6 +89,40 @@ def show_job(job: JobStatus, verb: str) -> None:
     typer.echo(f"{verb} {state}: {line}")
 
 
+#: How each file a watch batch touched is marked, by outcome (unchanged files are not shown).
+_WATCH_MARKS = (("ingested", "+"), ("deleted", "-"), ("unreadable", "?"), ("failed", "!"))
+
+
+def show_watch_batch(batch: WatchBatch) -> None:
+    """One sync the watcher applied: a time-stamped summary line, then one line per file
+    it indexed (+), dropped (-), kept unreadable (?) or failed on (!, with the reason).
+    Only the first full sync is shown when nothing changed: a poll, a touch or a re-save
+    of the same bytes prints nothing."""
+    import time
+
+    job = batch["job"]
+    counts = job["counts"]
+    catch_up = batch["mode"] == "notify" and not batch["changedPaths"]
+    if not catch_up and not any(counts[key] for key, _ in _WATCH_MARKS):
+        return
+    what = _plural(batch["changedPaths"], "change") if batch["changedPaths"] else "full sync"
+    line = ", ".join(f"{key} {counts[key]}" for key in _COUNT_ORDER if counts[key])
+    state = "" if job["state"] == "succeeded" else f" [{job['state']}]"
+    if job["error"]:
+        state = f" [{job['state']}: {job['error']}]"
+    stamp = time.strftime("%H:%M:%S")
+    took = f"{batch['mode']}, {batch['seconds']:.1f} s"
+    typer.echo(f"{stamp} {what} ({took}): {line or 'nothing'}{state}")
+    reasons = {e["source"]: e["error"] for e in job["errors"]}
+    files = job.get("files")
+    for key, mark in _WATCH_MARKS if files else ():
+        for source in files[key]:  # type: ignore[index]
+            reason = f": {reasons[source]}" if key == "failed" and source in reasons else ""
+            typer.echo(f"  {mark} {source}{reason}")
+    if omitted := job.get("filesOmitted", 0):
+        typer.echo(f"  ... and {omitted} more (`minirag-cli list` shows every file's state)")
+
+
 def show_ingested(result: IngestResult) -> None:
     """One ingested source (file, data or URL)."""
     ocr = f" [ocr:{result['ocrEngine']}]" if result["ocrEngine"] else ""
@@ -110,6 +152,10 @@ def _passage(text: str, terms: frozenset[str]) -> Any:
     return passage
 
 
+#: Said after a hit (and its source) whose file changed on disk since it was indexed.
+_STALE = "  [changed on disk since indexed: sync to refresh]"
+
+
 def show_query(result: QueryResult, query: str) -> None:
     """Ranked hits (score, path, title, passage with the query's words highlighted),
     then the sources they came from."""
@@ -125,13 +171,15 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print(f"{rank}. ", style="bold", end="")
         out.print(f"{where.get(hit['source'], hit['source'])}", style="cyan", end="")
         out.print(f"  #{hit['chunkIndex']}  {hit['title']}", style="bold", end="")
-        out.print(f"  score {hit['score']:.4f}{distance}", style="dim")
+        out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
+        out.print(_STALE if hit.get("stale") else "", style="yellow")
         out.print(_passage(hit["text"], terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for s in result["sources"]:
         out.print(f"  {s['displayPath']}", style="cyan", end="")
-        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})")
+        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})", end="")
+        out.print(_STALE if s.get("stale") else "", style="yellow")
 
 
 def show_neighbors(result: NeighborsResult) -> None:

@@ -46,6 +46,9 @@ _STATUS_LABELS = {
     "ocr": "OCR",
     "ocrLang": "OCR language",
     "ocrHint": "OCR install",
+    "watch": "watch setting",
+    "watchMode": "watching here",
+    "watchNote": "why it polls",
 }
 _PROBLEMS = frozenset({"configError", "indexError"})
 _WARNINGS = frozenset({"schemeWarning", "ocrHint"})

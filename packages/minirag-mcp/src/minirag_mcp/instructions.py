@@ -46,7 +46,8 @@ exactly like "nothing found".
 
 Reading: a hit's text is only the passage that matched. Answer from its enclosing \
 section, parents[parentId]; use read_chunk_neighbors or read_file for more. Answers \
-are cut to fit a size budget: `notice` then says what was left out and how to read it.
+are cut to fit a size budget: `notice` then says what was left out and how to read it. \
+A hit with stale: true is from a file edited since it was indexed: say it may be outdated.
 
 Citing: end every answer built on query_documents with a "Sources" list, one line per \
 document you actually used, each line just that document's displayPath from the \

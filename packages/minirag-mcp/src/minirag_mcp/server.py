@@ -6,6 +6,8 @@ the index up in a background thread as the server starts (:meth:`Index.warm_up`:
 embedding model, the table, the search snapshot), so the client's handshake and
 ``tools/list`` are answered meanwhile and its first query finds everything loaded. A
 failed warm-up is logged; the first tool call that needs the failed part reports it.
+Unless ``RAG_WATCH=off``, the index also follows the files while it serves
+(:meth:`Index.start_watching`: a full sync, then the changes as they happen).
 """
 
 from __future__ import annotations
@@ -126,6 +128,8 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     server = create_server(index, warm_up=True, serving=serving, http=http)
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
+    if index.config_error is None and index.config.watch != "off":
+        index.start_watching()  # RAG_WATCH: the index follows the files while serving
 
     def stop() -> None:
         if endpoint is not None:

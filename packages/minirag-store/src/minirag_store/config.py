@@ -57,6 +57,15 @@ MIN_MAX_RESPONSE_TOKENS = 1000
 DEFAULT_ANN_MIN_CHUNKS = 200_000
 #: Below this an IVF index has too few rows per partition to be worth training.
 MIN_ANN_MIN_CHUNKS = 256
+#: RAG_WATCH: how a running server follows the files (see ingest/watch.py): ``on`` =
+#: OS notifications, falling back to polling where they cannot be trusted; ``poll`` =
+#: always poll; ``off`` = only explicit syncs. On by default: see the README.
+WATCH_SETTINGS = ("on", "poll", "off")
+_WATCH_ALIASES = {"1": "on", "true": "on", "yes": "on", "auto": "on", "0": "off",
+                  "false": "off", "no": "off"}  # fmt: skip
+#: RAG_WATCH_POLL_SECONDS: the pause between two polls. A poll of an unchanged corpus is
+#: a no-op sync (one scan: 0.18 s for 10,000 files, README), under 1 % of a core at 30 s.
+DEFAULT_WATCH_POLL_SECONDS = 30
 
 #: RAG_SYNC_LEASE_TIMEOUT: seconds without a heartbeat after which the sync lease of an index
 #: on object storage is taken over (why 120: see minirag_store.ingest.lease).
@@ -122,6 +131,8 @@ class Config:
     #: Credential values (env and storage options) masked in every message; never shown.
     secrets: tuple[str, ...] = field(default=(), repr=False)
     sync_lease_timeout: int = DEFAULT_SYNC_LEASE_TIMEOUT
+    watch: str = "on"  # RAG_WATCH: "on", "poll" or "off"
+    watch_poll_seconds: int = DEFAULT_WATCH_POLL_SECONDS
 
     @property
     def db_uri(self) -> str:
@@ -230,6 +241,18 @@ def _bool(env: Mapping[str, str], key: str) -> bool:
     if raw in _FALSE:
         return False
     raise ConfigError(f"{key} must be one of 1/true/yes/on or 0/false/no/off, got {env[key]!r}")
+
+
+def _watch(env: Mapping[str, str]) -> str:
+    raw = env.get("RAG_WATCH", "").strip().lower() or "on"
+    value = _WATCH_ALIASES.get(raw, raw)
+    if value not in WATCH_SETTINGS:
+        raise ConfigError(
+            "RAG_WATCH must be on (follow the files through OS notifications, polling where "
+            "they cannot be used), poll (always poll) or off (only explicit syncs); got "
+            f"{env['RAG_WATCH']!r}"
+        )
+    return value
 
 
 def _search_settings(env: Mapping[str, str]) -> dict:
@@ -351,6 +374,10 @@ def load_config(
         secrets=secrets_of(env, options),
         sync_lease_timeout=_int(
             env, "RAG_SYNC_LEASE_TIMEOUT", DEFAULT_SYNC_LEASE_TIMEOUT, MIN_SYNC_LEASE_TIMEOUT
+        ),
+        watch=_watch(env),
+        watch_poll_seconds=_int(
+            env, "RAG_WATCH_POLL_SECONDS", DEFAULT_WATCH_POLL_SECONDS, 1, 24 * 3600
         ),
         **_search_settings(env),
     )

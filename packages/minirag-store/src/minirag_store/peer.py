@@ -54,10 +54,15 @@ _ANSWER_TIMEOUT_S = 60.0
 
 def fingerprint(config: Config) -> str:
     """What must match for a server's answer to be the caller's own: every setting and
-    the minirag-store version."""
+    the minirag-store version. Not how the server follows the files (RAG_WATCH*): a
+    client's server settings often carry it and a terminal's do not, and it changes no
+    answer."""
+    from dataclasses import replace
+
     from minirag_store.meta import version
 
-    return hashlib.sha256(f"{version()}\n{config!r}".encode()).hexdigest()
+    answering = replace(config, watch="", watch_poll_seconds=0)
+    return hashlib.sha256(f"{version()}\n{answering!r}".encode()).hexdigest()
 
 
 @dataclass

@@ -38,6 +38,7 @@ __all__ = [
     "StatusResult",
     "SyncStarted",
     "TrimmedHit",
+    "WatchBatch",
 ]
 
 JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
@@ -57,6 +58,9 @@ class SearchHit(TypedDict):
     score: float  # fused score of RAG_FUSION (mixture, rrf or score); higher wins
     distance: float | None  # vector distance; None when only the keyword side found it
     parentId: str | None  # key into QueryResult.parents
+    # The file changed on disk (or is gone) since it was indexed: this text may be out of
+    # date until the next sync (or the watcher) re-indexes it. Only present when true.
+    stale: NotRequired[bool]
 
 
 class SourceSummary(TypedDict):
@@ -66,6 +70,7 @@ class SourceSummary(TypedDict):
     title: str
     hits: int
     displayPath: str  # path relative to its root (files) or the id itself (data/url)
+    stale: NotRequired[bool]  # as SearchHit.stale: the file changed since it was indexed
 
 
 class TrimmedHit(TypedDict):
@@ -211,6 +216,16 @@ class JobStatus(TypedDict):
     filesOmitted: NotRequired[int]  # names left out of ``files`` (their counts still hold)
 
 
+class WatchBatch(TypedDict):
+    """One sync the watcher applied (``minirag-cli watch`` prints each one; ``--json``
+    one per line)."""
+
+    mode: Literal["notify", "poll"]  # how the change was learnt
+    changedPaths: int  # notified paths behind it (0: a full sync, at start or a poll)
+    seconds: float  # how long the sync took
+    job: JobStatus  # the sync itself: counts, files by outcome, errors
+
+
 class SyncStarted(TypedDict):
     """``sync_start``."""
 
@@ -244,6 +259,11 @@ class StatusResult(TypedDict, total=False):
     ocr: str  # engine names joined by ", ", or "unavailable"
     ocrHint: str  # what to install: the OCR add-on, or a language pack RAG_OCR_LANG needs
     ocrLang: str
+    watch: str  # RAG_WATCH: "on", "poll" or "off"
+    # how this process follows the files: "notify" (OS notifications), "poll" (a cheap
+    # full sync every RAG_WATCH_POLL_SECONDS), or "off" (no watcher runs in it)
+    watchMode: str
+    watchNote: str  # why it polls, when it does
 
 
 @dataclass(frozen=True)

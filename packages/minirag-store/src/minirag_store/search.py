@@ -3,7 +3,8 @@ z-scores) → filters → hits + parents."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -92,12 +93,12 @@ def run_query(
     chosen = [(cands[fused[i].key], fused[i].score) for i in kept]
     rows, parents = _fetch(table, [c for c, _ in chosen])
     # A row replaced by a concurrent re-index between the two reads is left out, not faked.
-    hits = [
-        _hit(rows[c["id"]], c.get("_distance"), score) for c, score in chosen if c["id"] in rows
-    ]
+    found = [(rows[c["id"]], c.get("_distance"), score) for c, score in chosen if c["id"] in rows]
+    stale = changed_on_disk(row for row, _, _ in found)
+    hits = [_hit(row, distance, score, stale) for row, distance, score in found]
     result: QueryResult = {
         "results": hits,
-        "sources": _sources(index, hits, rows),
+        "sources": _sources(index, hits, rows, stale),
         "parents": parents,
     }
     if not hits:
@@ -158,8 +159,32 @@ def _fetch(
     return rows, parents
 
 
-def _hit(row: dict[str, Any], distance: float | None, score: float) -> SearchHit:
-    return {
+def changed_on_disk(rows: Iterable[dict[str, Any]]) -> frozenset[str]:
+    """The file sources among ``rows`` whose file is gone or differs in size or mtime from
+    what was indexed: one ``os.stat`` per distinct file, a query's only look at the disk
+    (a file it may not stat is not called stale: nothing is known of it)."""
+    indexed: dict[str, tuple[int, float]] = {}
+    for row in rows:
+        if row["source_type"] == "file":
+            indexed.setdefault(row["source"], (row["size"], row["mtime"]))
+    changed: set[str] = set()
+    for source, (size, mtime) in indexed.items():
+        try:
+            now = os.stat(source)
+        except (FileNotFoundError, NotADirectoryError):
+            changed.add(source)
+            continue
+        except OSError:
+            continue
+        if now.st_size != size or now.st_mtime != mtime:
+            changed.add(source)
+    return frozenset(changed)
+
+
+def _hit(
+    row: dict[str, Any], distance: float | None, score: float, stale: frozenset[str]
+) -> SearchHit:
+    hit: SearchHit = {
         "text": row["text"],
         "source": row["source"],
         "title": row["title"],
@@ -168,10 +193,13 @@ def _hit(row: dict[str, Any], distance: float | None, score: float) -> SearchHit
         "distance": None if distance is None else float(distance),
         "parentId": row["parent_id"] or None,
     }
+    if row["source"] in stale:
+        hit["stale"] = True
+    return hit
 
 
 def _sources(
-    index: Index, hits: list[SearchHit], rows: dict[str, dict[str, Any]]
+    index: Index, hits: list[SearchHit], rows: dict[str, dict[str, Any]], stale: frozenset[str]
 ) -> list[SourceSummary]:
     types = {r["source"]: r["source_type"] for r in rows.values()}
     summary: dict[str, SourceSummary] = {}
@@ -182,6 +210,8 @@ def _sources(
             continue
         shown = display_path(index.config, source, types.get(source, "file"))
         summary[source] = {"source": source, "title": hit["title"], "hits": 1, "displayPath": shown}
+        if source in stale:
+            summary[source]["stale"] = True
     return list(summary.values())
 
 

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
 from minirag_store.config import Config, load_config
-from minirag_store.errors import ConfigError, IndexMismatchError
+from minirag_store.errors import ConfigError
+from minirag_store.index.ann import settings_for
+from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
 from minirag_store.results import (
     DeleteResult,
@@ -36,10 +38,10 @@ from minirag_store.results import (
 )
 
 if TYPE_CHECKING:
-    from minirag_store.index.ann import AnnSettings
     from minirag_store.index.embedding import Embedder
     from minirag_store.index.table import ChunkTable
     from minirag_store.ingest.sync import SyncManager
+    from minirag_store.ingest.watch import OnBatch
 
 __all__ = ["Index"]
 
@@ -88,7 +90,7 @@ class Index:
         if config is None and config_error is None:
             raise ValueError("Index needs a Config or a config_error")
         if embedder is not None and table is not None:
-            _check_dims(table, embedder)
+            check_dims(table.dim, table.db_path, embedder.model_id, embedder.dim)
         self._config = config
         self._config_error = config_error
         self._lock = threading.RLock()
@@ -156,7 +158,7 @@ class Index:
                 with self._lock:
                     table = self._table_obj
                 if table is not None:
-                    _check_dims(table, embedder)
+                    check_dims(table.dim, table.db_path, embedder.model_id, embedder.dim)
                 self._embedder_obj = embedder
             return self._embedder_obj
 
@@ -214,7 +216,7 @@ class Index:
                     embedder.model_id,
                     embedder.dim,
                     config.storage_options,
-                    ann=_ann_settings(config),
+                    ann=settings_for(config),
                 )
             return self._table_obj
 
@@ -278,6 +280,15 @@ class Index:
     ) -> JobStatus:
         """Reconcile in the foreground (the CLI's ``sync``); returns the finished job."""
         return self.syncs().run(path, progress=progress)
+
+    def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
+        """Follow the roots until :meth:`close` (``block``: here until interrupted, as the
+        CLI's ``watch``); ``on_batch`` hears of each sync. See ``minirag_store.ingest.watch``."""
+        self.syncs().watching.start(on_batch, block=block)
+
+    def watch_state(self) -> tuple[str, str | None]:
+        """How this process follows the files: ``("notify" | "poll" | "off", why it polls)``."""
+        return ("off", None) if self._sync_obj is None else self._sync_obj.watching.state()
 
     # ------------------------------------------------------------------ ingest
     def ingest_file(self, path: str) -> IngestResult:
@@ -424,27 +435,10 @@ class Index:
             table.maintain()
 
 
-def _check_dims(table: ChunkTable, embedder: Embedder) -> None:
-    """Refuse a model whose vectors do not fit the table's."""
-    if table.dim != embedder.dim:
-        raise IndexMismatchError(
-            f"The index at {table.db_path} holds {table.dim}-dim vectors, but "
-            f"{embedder.model_id} makes {embedder.dim}-dim ones. Use a new "
-            "DB_PATH or re-index with the model that built it."
-        )
-
-
 def _existing_table(config: Config) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None."""
     from minirag_store.index.table import ChunkTable
 
     return ChunkTable.open_existing(
-        config.db_uri, config.model_name, config.storage_options, ann=_ann_settings(config)
+        config.db_uri, config.model_name, config.storage_options, ann=settings_for(config)
     )
-
-
-def _ann_settings(config: Config) -> AnnSettings:
-    """When the table's vector side switches to the ANN index (RAG_ANN_MIN_CHUNKS)."""
-    from minirag_store.index.ann import AnnSettings
-
-    return AnnSettings(min_chunks=config.ann_min_chunks)

@@ -31,6 +31,10 @@ def build_status(index: Index) -> StatusResult:
         return out
     config = index.config
     out.update(_config_fields(config))
+    mode, note = index.watch_state()
+    out["watch"], out["watchMode"] = config.watch, mode
+    if note:
+        out["watchNote"] = note
     out.update(_ocr_fields(config))
     out.update(_index_fields(config))
     return out

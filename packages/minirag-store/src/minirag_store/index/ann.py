@@ -32,7 +32,17 @@ from minirag_store.index.schema import in_values
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["INDEX_PREFIX", "AnnSearch", "AnnSettings", "build", "due", "trained_rows"]
+    from minirag_store.config import Config
+
+__all__ = [
+    "INDEX_PREFIX",
+    "AnnSearch",
+    "AnnSettings",
+    "build",
+    "due",
+    "settings_for",
+    "trained_rows",
+]
 
 INDEX_PREFIX = "vector_ivf_"
 #: Retrain once the table holds this many times the rows the index was trained on.
@@ -52,6 +62,11 @@ class AnnSettings:
     #: top 10, 10 % 0.973 at a lower p50 (17 ms, vector side alone), 20 % 0.993 at 32 ms.
     probe_share: float = 0.1
     refine_factor: int = 10
+
+
+def settings_for(config: Config) -> AnnSettings:
+    """The ANN settings of a configuration (RAG_ANN_MIN_CHUNKS)."""
+    return AnnSettings(min_chunks=config.ann_min_chunks)
 
 
 #: Never probe fewer partitions than this.

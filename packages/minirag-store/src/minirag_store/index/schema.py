@@ -21,6 +21,7 @@ __all__ = [
     "META_COLUMNS",
     "ROW_FIELDS",
     "TABLE_NAME",
+    "check_dims",
     "check_model",
     "chunk_id",
     "in_sources",
@@ -144,3 +145,12 @@ def scope_filter(scopes: Sequence[str] | None) -> str | None:
         base = prefix if prefix.endswith("/") else prefix + "/"
         parts.append(f"source = {sql_str(prefix)} OR starts_with(source, {sql_str(base)})")
     return "(" + " OR ".join(f"({p})" for p in parts) + ")"
+
+
+def check_dims(table_dim: int, db: object, model_id: str, dim: int) -> None:
+    """Refuse a model whose vectors do not fit the table's (``db`` names the index)."""
+    if table_dim != dim:
+        raise IndexMismatchError(
+            f"The index at {db} holds {table_dim}-dim vectors, but {model_id} makes "
+            f"{dim}-dim ones. Use a new DB_PATH or re-index with the model that built it."
+        )

@@ -35,7 +35,7 @@ __all__ = ["ROW_COLUMNS", "VectorSnapshot", "load_snapshot"]
 
 #: The columns a snapshot holds besides the vector: everything a search hit needs.
 ROW_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
-ROW_COLUMNS += ["parent_id"]
+ROW_COLUMNS += ["parent_id", "mtime", "size"]  # what the file was when indexed: hits' `stale`
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,15 @@ from minirag_store.config import Config
 from minirag_store.errors import SyncBusyError
 from minirag_store.ingest.lock import SyncLock, describe_age
 
-__all__ = ["LEASE_NAME", "SyncLease", "open_store", "sync_guard"]
+__all__ = [
+    "LEASE_NAME",
+    "SyncLease",
+    "failure_text",
+    "lease_lost",
+    "open_store",
+    "sync_guard",
+    "take_sync_guard",
+]
 
 log = logging.getLogger(__name__)
 _HOST = socket.gethostname()
@@ -292,3 +300,42 @@ def sync_guard(config: Config) -> SyncLock | SyncLease:
     if config.db_path is not None:
         return SyncLock(config.db_path)
     return SyncLease(config.db_uri, dict(config.storage_options), config.sync_lease_timeout)
+
+
+_LEASE_LOST = (
+    "Another process took over the sync lease {where} (this one did not renew it within "
+    "RAG_SYNC_LEASE_TIMEOUT); the files committed before are indexed. Run sync again once "
+    "the other sync finishes."
+)
+
+
+def take_sync_guard(config: Config) -> SyncLock | SyncLease:
+    """:func:`sync_guard`, acquired. A busy guard raises :class:`SyncBusyError` naming its
+    holder; a failing object store is named by its URI, with every credential masked."""
+    lock = sync_guard(config)
+    try:
+        lock.acquire()
+    except SyncBusyError:
+        raise
+    except Exception as e:  # the lease's store failed: say which, without secrets
+        from minirag_store.index.storage import unavailable
+
+        raise unavailable(config, e, "take the sync lease of") from e
+    return lock
+
+
+def lease_lost(lock: SyncLock | SyncLease) -> str | None:
+    """The job's error when its lease was taken over while it ran, else None."""
+    if isinstance(lock, SyncLease) and lock.lost:
+        return _LEASE_LOST.format(where=lock.where)
+    return None
+
+
+def failure_text(config: Config, error: Exception) -> str:
+    """What broke, for a job's error: on object storage, the store's failure named by its
+    URI with every credential masked (the raw text is long and may echo them)."""
+    if config.db_remote is not None:
+        from minirag_store.index.storage import unavailable
+
+        return str(unavailable(config, error, "write to"))
+    return f"{type(error).__name__}: {error}"

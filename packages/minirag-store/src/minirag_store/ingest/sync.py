@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
-from minirag_store.errors import MiniragError, SyncBusyError
+from minirag_store.errors import MiniragError, PathOutsideRootsError, SyncBusyError
 from minirag_store.ingest.jobs import Job, JobRegistry
-from minirag_store.ingest.lease import SyncLease, sync_guard
+from minirag_store.ingest.lease import SyncLease, failure_text, lease_lost, take_sync_guard
 from minirag_store.ingest.lock import SyncLock
 from minirag_store.ingest.operations import (
     idle_seconds,
@@ -40,105 +41,48 @@ from minirag_store.ingest.operations import (
     report_progress,
     write_parsed,
 )
-from minirag_store.ingest.workers import Parsed, ParseTask, parse_all
-from minirag_store.paths import root_of, scope_matches, source_for_path
+from minirag_store.ingest.plan import Scope, SyncPlan, plan_sync
+from minirag_store.ingest.watch import Watching
+from minirag_store.ingest.workers import Parsed, parse_all
+from minirag_store.paths import root_of, source_for_path
 from minirag_store.results import JobStatus
 
 if TYPE_CHECKING:
     from minirag_store.results import ProgressCallback
     from minirag_store.service import Index
 
-__all__ = ["SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+__all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
+
+#: How long a sync someone asked for waits for the watcher's sync it cancelled to end
+#: (the writer completes the window it holds: at most 512 chunks to embed).
+PREEMPT_WAIT_SECONDS = 60.0
 
 
-@dataclass
-class SyncPlan:
-    """What one sync will do, decided from the scan and the index's source metadata."""
-
-    scanned: int = 0
-    unchanged: list[str] = field(default_factory=list)
-    tasks: list[ParseTask] = field(default_factory=list)
-    oversized: list[tuple[str, int]] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)
-    to_delete: list[str] = field(default_factory=list)
-
-
-def _image_extensions() -> frozenset[str]:
-    from minirag_store.convert.formats import IMAGE_EXTENSIONS
-
-    return IMAGE_EXTENSIONS
-
-
-def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
-    """None when the file is unchanged; else a task (with the hash to compare, if any)."""
-    source, path = entry.source, str(entry.path)
-    if meta is None or meta.source_type != "file" or meta.scheme_version < scheme:
-        return ParseTask(source, path)
-    if meta.size == entry.size and meta.mtime == entry.mtime:
-        return None
-    return ParseTask(source, path, known_hash=meta.file_hash or None)
-
-
-def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Path | None) -> SyncPlan:
-    """Diff a :class:`~minirag_store.ingest.scan.ScanResult` against indexed ``metas``."""
-    from minirag_chunker import SCHEME_VERSION
-
-    plan = SyncPlan()
-    for entry in scanned.oversized:
-        plan.oversized.append((entry.source, entry.size))
-    for entry in scanned.files:
-        task = _task_for(entry, metas.get(entry.source), SCHEME_VERSION)
-        if task is None:
-            plan.unchanged.append(entry.source)
-        else:
-            plan.tasks.append(task)
-    plan.scanned = len(scanned.files) + len(scanned.oversized)
-    seen = {e.source for e in scanned.files} | {e.source for e in scanned.oversized}
-    scope = (str(under),) if under is not None else None
-    images = _image_extensions()
-    for source, meta in metas.items():
-        if source in seen or meta.source_type != "file" or not scope_matches(source, scope):
-            continue
-        root = root_of(config, Path(source))
-        if root is None or _hidden_from_scan(source, root):
-            continue  # under other roots, or behind an unreadable folder: leave it be
-        if Path(source).suffix.lower() in images and os.path.isfile(source):
-            plan.unreadable.append(source)
-        else:
-            plan.to_delete.append(source)
-    return plan
-
-
-def _hidden_from_scan(source: str, root: Path) -> bool:
-    """True when ``source`` may still exist but the scan could not see it.
-
-    A folder without read permission is a scan warning, not a reason to drop every
-    file indexed from it; only a file that is provably gone (or now excluded by the
-    rules) is deleted.
-    """
-    try:
-        os.lstat(source)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True  # permission denied on the way: cannot tell, keep it
-    folder = Path(source).parent
-    while folder != root and root in folder.parents:
-        if not os.access(folder, os.R_OK | os.X_OK):
-            return True
-        folder = folder.parent
-    return False
-
-
-def _scan(config: Config, under: Path | None, job: Job) -> Any:
+def _scan(config: Config, under: Scope, job: Job) -> Any:
+    """The scan of every root, or of each path of ``under`` merged into one result."""
     from minirag_store.ingest.scan import ScanResult, scan
 
-    if under is not None and not os.path.lexists(under):
-        return ScanResult([], [])  # gone: reconciling it means deleting what was indexed
-    result = scan(config, under)
-    for warning in result.warnings:
-        job.note(str(under or "(scan)"), f"warning: {warning}")
-    return result
+    if under is None:
+        result = scan(config, None)
+        for warning in result.warnings:
+            job.note("(scan)", f"warning: {warning}")
+        return result
+    files: dict[str, Any] = {}
+    oversized: dict[str, Any] = {}
+    for path in under:
+        if not os.path.lexists(path):
+            continue  # gone: reconciling it means deleting what was indexed
+        try:
+            found = scan(config, path)
+        except PathOutsideRootsError:
+            # A link now leading outside every root (the watcher names such paths): not
+            # part of the corpus, as in a full scan, so what was indexed under it goes.
+            continue
+        for warning in found.warnings:
+            job.note(str(path), f"warning: {warning}")
+        files.update((e.source, e) for e in found.files)
+        oversized.update((e.source, e) for e in found.oversized)
+    return ScanResult(list(files.values()), [], list(oversized.values()))
 
 
 def _unreadable_message() -> str:
@@ -173,9 +117,10 @@ def _touch(table: Any, touched: list[Parsed]) -> None:
 
 
 def reconcile(
-    index: Index, job: Job, under: Path | None, progress: ProgressCallback | None = None
+    index: Index, job: Job, under: Scope, progress: ProgressCallback | None = None
 ) -> None:
-    """Run one sync into ``job`` (the caller holds the sync lock and finishes the job)."""
+    """Run one sync of ``under`` (None: every root) into ``job`` (the caller holds the
+    sync lock and finishes the job)."""
     from minirag_store.index import summary
     from minirag_store.index.keyword_column import KEYWORDS_VERSION
 
@@ -214,13 +159,6 @@ def reconcile(
         _touch(table, touched)
 
 
-_LEASE_LOST = (
-    "Another process took over the sync lease {where} (this one did not renew it within "
-    "RAG_SYNC_LEASE_TIMEOUT); the files committed before are indexed. Run sync again once "
-    "the other sync finishes."
-)
-
-
 class SyncManager:
     """Sync jobs of one Index: background (:meth:`start`) or foreground (:meth:`run`)."""
 
@@ -229,21 +167,30 @@ class SyncManager:
         self._jobs = JobRegistry()
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
+        self._watch_job: Job | None = None  # the watcher's sync, while it runs
+        self.watching = Watching(index)  # watch mode: the watcher, when one runs
 
-    def _under(self, path: str | None) -> Path | None:
+    def _under(self, path: str | None) -> Scope:
         if path is None or not path.strip():
             return None
-        return Path(source_for_path(self._index.config, path))
+        return (Path(source_for_path(self._index.config, path)),)
+
+    def _inside(self, path: str) -> Path:
+        """``path`` as given (a link's own path is kept), refused unless it lies under a
+        root: a sync of it may delete what was indexed there."""
+        lexical = Path(os.path.normpath(path))
+        if not lexical.is_absolute() or root_of(self._index.config, lexical) is None:
+            raise PathOutsideRootsError(f"Not a path under the document roots: {path}")
+        return lexical
 
     def _begin(
-        self, path: str | None, *, foreground: bool
-    ) -> tuple[Job, SyncLock | SyncLease, Path | None]:
-        """Check the path, refuse if a sync runs (here or elsewhere), take the lock.
+        self, under: Scope, *, foreground: bool, watcher: bool = False
+    ) -> tuple[Job, SyncLock | SyncLease]:
+        """Refuse if a sync runs (here or elsewhere), take the lock, register a job.
 
         A foreground job names every file in its result; a background one, polled by a
         model, the first :data:`~minirag_store.ingest.jobs.MAX_ERRORS` of each outcome.
         """
-        under = self._under(path)
         with self._guard:
             # Checked before the flock: this process's own lock would otherwise refuse us
             # with a message naming our own PID.
@@ -252,28 +199,22 @@ class SyncManager:
                     f"A sync job ({active[0].job_id}) is already running in this process; "
                     "poll sync_status until it finishes, or cancel it"
                 )
-            lock = sync_guard(self._index.config)
-            try:
-                lock.acquire()
-            except SyncBusyError:
-                raise
-            except Exception as e:  # the lease's store failed: say which, without secrets
-                from minirag_store.index.storage import unavailable
-
-                raise unavailable(self._index.config, e, "take the sync lease of") from e
+            lock = take_sync_guard(self._index.config)
             job = Job(listed=None) if foreground else Job()
             if isinstance(lock, SyncLease):
                 # Taken over by another process (this one froze past the lease timeout):
                 # stop after the files in hand instead of racing the new holder.
                 lock.on_lost = job.request_cancel
             self._jobs.add(job)
-        return job, lock, under
+            if watcher:
+                self._watch_job = job
+        return job, lock
 
     def _work(
         self,
         job: Job,
         lock: SyncLock | SyncLease,
-        under: Path | None,
+        under: Scope,
         progress: ProgressCallback | None,
     ) -> None:
         job.start()
@@ -284,28 +225,20 @@ class SyncManager:
         except MiniragError as e:
             error = str(e)
         except Exception as e:  # a background job reports what broke instead of dying silently
-            error = self._describe(e)
+            error = failure_text(self._index.config, e)
         finally:
             # Release before publishing the terminal state: a client that restarts as soon
             # as it sees "succeeded" must not meet this process's own flock.
             lock.release()
-            if isinstance(lock, SyncLease) and lock.lost:
-                state, error = "failed", _LEASE_LOST.format(where=lock.where)
+            if (lost := lease_lost(lock)) is not None:
+                state, error = "failed", lost
             job.finish(state, error)  # type: ignore[arg-type]
 
-    def _describe(self, error: Exception) -> str:
-        """What broke, for the job's error: on object storage, the store's failure named
-        by its URI with every credential masked (the raw text is long and may echo them)."""
-        config = self._index.config
-        if config.db_remote is not None:
-            from minirag_store.index.storage import unavailable
-
-            return str(unavailable(config, error, "write to"))
-        return f"{type(error).__name__}: {error}"
-
     def start(self, path: str | None = None) -> str:
-        """Start a background sync; returns its jobId. Refuses at once when busy."""
-        job, lock, under = self._begin(path, foreground=False)
+        """Start a background sync; returns its jobId. Refuses at once when busy (a
+        watcher's sync is cancelled to make way: :meth:`_preempt_watcher`)."""
+        under = self._under(path)
+        job, lock = self._begin_first(under, foreground=False)
         thread = threading.Thread(
             target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
         )
@@ -320,10 +253,47 @@ class SyncManager:
         return job.job_id
 
     def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
-        """Sync in the calling thread and return the finished job."""
-        job, lock, under = self._begin(path, foreground=True)
+        """Sync in the calling thread and return the finished job (before a watcher's)."""
+        under = self._under(path)
+        job, lock = self._begin_first(under, foreground=True)
         self._work(job, lock, under, progress)
         return job.snapshot()
+
+    def run_paths(
+        self, paths: Sequence[str] | None, progress: ProgressCallback | None = None
+    ) -> JobStatus:
+        """Sync exactly ``paths`` (absolute, under a root; None: every root) in the
+        calling thread, as one job: the watcher's batches. A path that is gone has what
+        was indexed under it deleted; an empty list does nothing. Files are named as a
+        background job names them (the first hundred of each outcome): the job id is
+        what a model polling sync_status may meet."""
+        under = None if paths is None else tuple(self._inside(p) for p in paths)
+        job, lock = self._begin(under, foreground=False, watcher=True)
+        try:
+            self._work(job, lock, under, progress)
+        finally:
+            self._watch_job = None
+        return job.snapshot()
+
+    def _begin_first(self, under: Scope, *, foreground: bool) -> tuple[Job, SyncLock | SyncLease]:
+        """:meth:`_begin` for a sync someone asked for, which goes before the watcher's:
+        a watcher sync in the way is cancelled (each file stays whole or untouched; the
+        watcher applies its batch again once the lock is free) and waited for, instead
+        of refusing the caller as busy."""
+        deadline = time.monotonic() + PREEMPT_WAIT_SECONDS
+        while True:
+            job = self._watch_job
+            if job is not None and not job.finished:
+                job.request_cancel()
+                while not job.finished and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            try:
+                return self._begin(under, foreground=foreground)
+            except SyncBusyError:
+                # the watcher's retry may take the lock first: cancel that one too
+                if self._watch_job is None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def status(self, job_id: str) -> JobStatus:
         """The live status of a job (NotFoundError for an unknown id)."""
@@ -343,9 +313,15 @@ class SyncManager:
             thread.join(timeout)
         return self.status(job_id)
 
-    def shutdown(self, timeout: float = 30.0) -> None:
-        """Cancel running jobs and wait (up to ``timeout`` each) for their threads."""
+    def cancel_all(self) -> None:
+        """Ask every running job to stop after the files in hand."""
         for job in self._jobs.active():
             job.request_cancel()
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Stop the watcher, cancel running jobs and wait (up to ``timeout`` each) for
+        their threads."""
+        self.watching.stop()
+        self.cancel_all()
         for thread in list(self._threads.values()):
             thread.join(timeout)
