@@ -23,7 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: README file -> the blocks generated in it.
-TARGETS = {"README.md": ("measured", "scale"), "packages/minirag-mcp/README.md": ("http-load",)}
+TARGETS = {
+    "README.md": ("measured", "scale", "remote"),
+    "packages/minirag-mcp/README.md": ("http-load",),
+}
 
 
 class MissingFiguresError(Exception):
@@ -212,7 +215,45 @@ def scale(results: Path) -> str:
     return "\n".join(lines)
 
 
-BLOCKS = {"measured": measured, "http-load": http_load, "scale": scale}
+def _kb(value: float) -> str:
+    return f"{value / 1024:,.0f} KB" if value < 1024**2 else f"{value / 1024**2:,.1f} MB"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.0f} ms" if value < 1000 else f"{value / 1000:.1f} s"
+
+
+def remote(results: Path) -> str:
+    """README's local-vs-S3 query table ("For a team"), from `bench/remote.py`."""
+    data = load(results, "remote")
+
+    def requests(n: float) -> str:
+        return "" if not n else f" in {n:.0f} request{'s' if n != 1 else ''}"
+
+    lines = [
+        f"`bench/remote.py` ({data['documents']} SciFact abstracts, {_n(data['chunks'])} "
+        f"chunks, moto on loopback behind a counting proxy; `bench/results/remote.json`: "
+        f"{when(data)}):",
+        "",
+        "| index | query p50 / p95 | bytes read per query (p50) | first query (opens, loads) "
+        "| first query after another writer's commit |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in data["indexes"].items():
+        local = row["requests_p50"] == 0 and row["cold_requests"] == 0
+        per_query = _kb(row["bytes_p50"]) + (" (read calls)" if local else "")
+        lines.append(
+            f"| {name} | {row['p50_ms']:.1f} / {row['p95_ms']:.1f} ms "
+            f"| {per_query}{requests(row['requests_p50'])} "
+            f"| {_ms(row['cold_ms'])}, {_kb(row['cold_bytes'])}"
+            f"{requests(row['cold_requests'])} "
+            f"| {row['after_commit_ms']:.0f} ms, {_kb(row['after_commit_bytes'])}"
+            f"{requests(row['after_commit_requests'])} |"
+        )
+    return "\n".join(lines)
+
+
+BLOCKS = {"measured": measured, "http-load": http_load, "scale": scale, "remote": remote}
 
 
 def replace_block(text: str, name: str, body: str) -> str:
