@@ -23,6 +23,10 @@ from minirag_chunker import (
     counter_from_tokenizer_file,
 )
 from minirag_testkit import model_dir
+from results_io import RESULTS as RESULTS_DIR
+from results_io import provenance, write_json
+
+RESULTS = RESULTS_DIR / "chunker.json"
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 OFFICE = (
@@ -127,6 +131,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scifact-docs", type=int, default=2000)
     args = parser.parse_args()
+    meta = provenance()  # load average before: other work on the machine skews every figure
     office = office_docs()
     science = scifact_docs(args.scifact_docs)
     joined = "\n\n".join(md for _, md in science)
@@ -152,6 +157,9 @@ def main() -> None:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
     print("\nchunk/encode = chunking time / one sequential encode pass (target <= 2x);")
     print("encode_batch uses every core, shown for reference; budget 110, all-MiniLM-L6-v2.")
+    keys = [h.replace(" ", "_").replace("/", "_per_") for h in header]
+    write_json(RESULTS, {"rows": [dict(zip(keys, row, strict=True)) for row in rows]}, meta)
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from minirag_ocr import engines, rapid, render, tess
+from results_io import RESULTS as RESULTS_DIR
+from results_io import provenance, write_json
+
+RESULTS = RESULTS_DIR / "ocr.json"
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ENGLISH = [
@@ -54,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
+    meta = provenance()  # load average before: other work on the machine skews every figure
     start = time.perf_counter()
     english, russian = _pages(ENGLISH), _pages(RUSSIAN)
     render_s = (time.perf_counter() - start) / max(1, len(english) + len(russian))
@@ -79,6 +84,12 @@ def main() -> None:
     print(f"|{'-' * 32}|------|---------|--------|")
     for step, lang, rate, seconds in rows:
         print(f"| {step:<30} | {lang:<4} | {rate:7.2f} | {seconds:6.2f} |")
+    figures = [
+        {"step": step, "lang": lang, "pages_per_s": round(rate, 3), "s_per_page": round(sec, 3)}
+        for step, lang, rate, sec in rows
+    ]
+    write_json(RESULTS, {"pages": {"en": len(english), "ru": len(russian)}, "rows": figures}, meta)
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@ from pathlib import Path
 
 from minirag_store.config import load_config
 from minirag_store.ingest.scan import scan
+from results_io import RESULTS as RESULTS_DIR
+from results_io import provenance, write_json
+
+RESULTS = RESULTS_DIR / "scan.json"
 
 
 def build_tree(root: Path, files: int) -> None:
@@ -65,6 +69,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    meta = provenance()  # load average before: other work on the machine skews every figure
     with tempfile.TemporaryDirectory(prefix="minirag-scan-bench-") as tmp:
         root = Path(tmp)
         build_tree(root, args.files)
@@ -76,9 +81,14 @@ def main() -> None:
         ]
         print(f"| walk ({args.files:,} files) | files found | best ms | median ms |")
         print("|---|---:|---:|---:|")
+        figures = []
         for label, fn in rows:
             found, best, median = timed(fn, args.repeat)
             print(f"| {label} | {found:,} | {best:.0f} | {median:.0f} |")
+            figures.append({"walk": label, "files_found": found, "best_ms": round(best, 1),
+                            "median_ms": round(median, 1)})  # fmt: skip
+    write_json(RESULTS, {"files": args.files, "rows": figures}, meta)
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":
