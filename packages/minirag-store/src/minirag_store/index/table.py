@@ -43,6 +43,7 @@ from minirag_store.index.schema import (
     TABLE_NAME,
     check_model,
     chunk_id,
+    has_primary_key,
     in_sources,
     schema,
     sql_str,
@@ -135,6 +136,9 @@ class ChunkTable:
         """Create missing indexes (on an empty table too), retrying on conflicts."""
 
         def create() -> None:
+            if not has_primary_key(self._tbl.schema):  # an index made before it had one
+                with self._writing():
+                    upkeep.ensure_primary_key(self._tbl)
             missing = upkeep.missing_indexes(self._tbl)
             if missing:  # the common case is none: no write, so the summary stays current
                 with self._writing():

@@ -12,11 +12,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from minirag_store.index.schema import has_primary_key
+
 __all__ = [
     "INDEXED_COLUMNS",
     "compact",
     "create_indexes",
     "drop_old_versions",
+    "ensure_primary_key",
     "missing_indexes",
     "retry_conflicts",
 ]
@@ -31,6 +34,20 @@ def missing_indexes(table: Any) -> list[str]:
     """The columns of :data:`INDEXED_COLUMNS` that have no index yet."""
     have = {tuple(ix.columns) for ix in table.list_indices()}
     return [c for c in INDEXED_COLUMNS if (c,) not in have]
+
+
+def ensure_primary_key(table: Any) -> bool:
+    """Make ``id`` the primary key of a table made before it was one (True if it did).
+
+    Without it two processes replacing the same source at once both insert its rows
+    (schema.py). The ids were never null, so the column can turn non-nullable, which a
+    primary key requires; both are one public metadata-only commit each, no rewrite."""
+    if has_primary_key(table.schema):
+        return False
+    if table.schema.field("id").nullable:
+        table.alter_columns({"path": "id", "nullable": False})
+    table.set_unenforced_primary_key("id")
+    return True
 
 
 def create_indexes(table: Any, columns: list[str]) -> None:
