@@ -128,12 +128,25 @@ def sync(
     path: Annotated[
         str | None, typer.Argument(help="Only this file or folder (default: all roots).")
     ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            is_flag=False,
+            flag_value="",
+            metavar="[ADDRESS]",
+            help="Parse, embed and write on a Ray cluster (host:port, ray://host:port, auto; "
+            "alone: RAG_RAY_ADDRESS, else a local Ray runtime). Needs minirag-cli\\[ray]. "
+            "Put it last or write --ray=ADDRESS.",
+            show_default=False,
+        ),
+    ] = None,
     *,
     shared: Shared,
 ) -> None:
     """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
-        job = index.sync(absolute(path) if path is not None else None, progress=cb)
+        job = index.sync(absolute(path) if path is not None else None, progress=cb, ray=ray)
     _finish_job(job, shared, "sync")
 
 
