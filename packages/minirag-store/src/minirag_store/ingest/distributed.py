@@ -51,7 +51,7 @@ LOCAL = "local"
 #: small enough that a 2-core machine keeps both stages busy, large enough that a commit
 #: and a fragment file carry several documents.
 PARSE_BATCH = 4
-EMBED_BATCH_DOCS = 16
+EMBED_BATCH_DOCS = 8
 #: The stages (module attributes so a test can wrap one, e.g. with a worker that dies).
 PARSE_STAGE = parse_batch
 EMBED_STAGE = EmbedWriter
