@@ -182,3 +182,33 @@ def test_a_cancelled_ray_sync_leaves_whole_sources(pair) -> None:
         assert [r["text"] for r in rows] == [r["text"] for r in want[source]]
     assert ray_index.sync(ray="")["state"] == "succeeded"
     _same_index(ray_index, local_index)
+
+
+def test_ray_sync_into_s3_equals_a_local_sync(tmp_path, model_env, ray_runtime) -> None:
+    from s3_server import start_s3
+
+    s3 = start_s3()
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(5):
+        body = " ".join(f"The lighthouse of station {i} logs fog horn test {k}." for k in range(12))
+        (root / f"station{i}.md").write_text(f"# Station {i}\n\n{body}\n", encoding="utf-8")
+    remote_env = _env(model_env, root, s3.uri("ray"))
+    remote_env["DB_STORAGE_OPTIONS"] = s3.storage_options()  # travels to the workers
+    remote = Index.open(remote_env)
+    local = Index.open(_env(model_env, root, str(tmp_path / "local-db")))
+    try:
+        job = remote.sync(ray="")
+        assert job["state"] == "succeeded", job
+        assert job["counts"]["ingested"] == 5
+        assert local.sync()["counts"] == job["counts"]
+        (root / "station0.md").write_text("# Station 0\n\nRebuilt lamp, new keeper.\n")
+        (root / "station1.md").unlink()
+        job = remote.sync(ray="")
+        assert (job["counts"]["ingested"], job["counts"]["deleted"]) == (1, 1), job
+        local.sync()
+        _same_index(remote, local)
+    finally:
+        remote.close()
+        local.close()
+        s3.stop()
