@@ -154,6 +154,7 @@ def test_a_worker_killed_mid_job_is_retried_or_fails_cleanly(pair, tmp_path, mon
     monkeypatch.setattr(distributed, "PARSE_STAGE", _kill_once(marker))
     job = ray_index.sync(ray="")
     assert Path(marker).exists()  # a worker did die
+    print(f"a killed worker: the job {job['state']}")  # which outcome (pytest -s shows it)
     local_index.sync()
     if job["state"] == "succeeded":  # Ray retried the dead worker's task
         _same_index(ray_index, local_index)
@@ -212,3 +213,42 @@ def test_ray_sync_into_s3_equals_a_local_sync(tmp_path, model_env, ray_runtime) 
         remote.close()
         local.close()
         s3.stop()
+
+
+def _poisoned(poison: str):
+    """An embedding stage that fails (an exception, not a per-file error) on one source."""
+    from minirag_store.ingest.ray_stages import EmbedWriter
+
+    class Poisoned(EmbedWriter):
+        def __call__(self, batch):
+            if any(str(s).endswith(poison) for s in batch["source"]):
+                raise RuntimeError(f"poisoned batch ({poison})")
+            return super().__call__(batch)
+
+    return Poisoned
+
+
+def test_a_failing_ray_job_leaves_every_source_old_or_new_whole(pair, monkeypatch) -> None:
+    from minirag_store.ingest import distributed
+    from ray import cloudpickle
+
+    ray_index, local_index, root = pair
+    assert ray_index.sync()["state"] == "succeeded"  # the last good version, synced locally
+    before = _rows(ray_index)
+    for note in root.glob("note*.md"):
+        note.write_text(note.read_text() + "\nEdition two: the cats moved house.\n")
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(distributed, "EMBED_STAGE", _poisoned("note5.md"))
+    job = ray_index.sync(ray="")
+    assert job["state"] == "failed" and "poisoned batch" in job["error"], job
+    local_index.sync()
+    after, new = _rows(ray_index), _rows(local_index)
+    assert sorted(after) == sorted(before)  # nothing deleted, nothing half-added
+    texts = {s: [r["text"] for r in rows] for s, rows in after.items()}
+    for source, rows in texts.items():  # every source whole: its old chunks or its new ones
+        assert rows in ([r["text"] for r in before[source]], [r["text"] for r in new[source]])
+    poisoned = str(root / "note5.md")
+    assert texts[poisoned] == [r["text"] for r in before[poisoned]]
+    monkeypatch.undo()
+    assert ray_index.sync(ray="")["state"] == "succeeded"  # a rerun completes it
+    _same_index(ray_index, local_index)

@@ -276,7 +276,11 @@ class Index:
         return self.syncs().cancel(job_id)
 
     def sync(
-        self, path: str | None = None, *, progress: ProgressCallback | None = None, ray=None
+        self,
+        path: str | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        ray: str | None = None,
     ) -> JobStatus:
         """Reconcile in the foreground (the CLI's ``sync``); returns the finished job.
         ``ray``: a Ray address ("" = RAG_RAY_ADDRESS or a local runtime; ingest/distributed)."""
