@@ -28,21 +28,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index import ann as ann_index
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index import summary, upkeep
 from minirag_store.index.ann import AnnSettings
+from minirag_store.index.fragments import arrow_rows, commit_replace
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
     META_COLUMNS,
-    ROW_FIELDS,
     TABLE_NAME,
     check_model,
-    chunk_id,
     has_primary_key,
     in_sources,
     schema,
@@ -84,6 +82,7 @@ class ChunkTable:
         self.model_id = model_id
         self.dim = dim
         self._ann = ann
+        self._options = dict(options)
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._summary: IndexSummary | None = None  # the last one read, of its version
@@ -183,19 +182,7 @@ class ChunkTable:
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
-        import numpy as np
-        import pyarrow as pa
-
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        columns: dict[str, Any] = {f: [r[f] for r in rows] for f in ROW_FIELDS}
-        columns["id"] = [chunk_id(r["source"], r["chunk_index"]) for r in rows]
-        columns["keywords"] = kwcol.keyword_column(rows)
-        columns[kwcol.VERSION_COLUMN] = [kwcol.KEYWORDS_VERSION] * len(rows)
-        columns["ingested_at"] = [now] * len(rows)
-        flat = pa.array(np.asarray(vectors, dtype=np.float16).reshape(-1), pa.float16())
-        columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-        schema = self._tbl.schema
-        return pa.table({f.name: columns[f.name] for f in schema}, schema=schema)
+        return arrow_rows(self._tbl.schema, self.dim, rows, vectors)
 
     def replace_sources(
         self, sources: Sequence[str], rows: Sequence[Mapping[str, Any]], vectors: np.ndarray
@@ -231,6 +218,27 @@ class ChunkTable:
         # Another process's commits (on object storage: another machine's) can outlast
         # LanceDB's own retries: start over from the latest version (upkeep).
         upkeep.retry_conflicts(merge, give_up=None)
+
+    def fragment_target(self) -> tuple[str, dict[str, str], pa.Schema]:
+        """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
+        dataset's URI, its storage options and the table's schema (model metadata and
+        field ids included)."""
+        return self._tbl.to_lance().uri, dict(self._options), self._tbl.schema
+
+    def replace_with_fragments(self, sources: Sequence[str], fragments: Sequence[Any]) -> None:
+        """Make the rows of ``fragments`` (written by :func:`~minirag_store.index.
+        fragments.write_fragments`, rows of ``sources`` only) the only chunks of
+        ``sources``, in one commit (a source without rows there ends up deleted)."""
+        if not sources:
+            return
+        uri, options = self._tbl.to_lance().uri, self._options
+
+        def commit() -> None:  # the deletions are recomputed on the latest version each try
+            with self._writing():
+                commit_replace(uri, options, sources, fragments)
+                self._tbl.checkout_latest()
+
+        upkeep.retry_conflicts(commit, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
