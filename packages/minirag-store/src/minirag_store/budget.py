@@ -13,9 +13,10 @@ how fastmcp serialises it), counted with the embedding model's tokenizer. When i
 
 Counting a whole answer costs ~0.3 ms per KB of JSON (3.4 ms for an 11 KB answer of 8
 hits with their sections: test model, 2-core build machine; every query pays one count),
-so a fit is estimated from each part's own count, then checked on the whole answer (which
-is what is promised) and, for a query, narrowed by bisection: a few whole counts, not one
-per candidate. Pure: no LanceDB, no model; the caller passes the counter.
+so a query's fit is estimated from each part's share of the answer's characters (a read's
+from each chunk's own count), then checked on the whole answer (which is what is
+promised) and narrowed by bisection: a few whole counts, not one per candidate. Pure: no
+LanceDB, no model; the caller passes the counter.
 """
 
 from __future__ import annotations
@@ -138,9 +139,14 @@ def _trimmed_query(
     return out
 
 
-def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter) -> list[int]:
-    """Roughly what leaving out each step saves: its own text's tokens, and for a hit,
-    its source's summary when it is the source's best hit (the entry goes with it)."""
+def _step_costs(
+    result: QueryResult, plan: list[tuple[str, Any]], tokens_per_char: float
+) -> list[float]:
+    """Roughly what leaving out each step saves: its JSON's length at the whole answer's
+    tokens per character, and for a hit its source's summary too when it is the source's
+    best hit (the entry goes with it). Estimated, not counted: a count per step made the
+    budget cost more than the search itself at a million chunks (~30 tokenizer calls over
+    ~65 KB per trimmed answer); the whole answer is counted after each estimate anyway."""
     summaries = {s["source"]: s for s in result["sources"]}
     best: dict[str, int] = {}
     for rank, hit in enumerate(result["results"]):
@@ -148,13 +154,14 @@ def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter
     costs = []
     for kind, key in plan:
         if kind == "parent":
-            costs.append(_string_tokens(result["parents"][key], count) + count(key))
+            size = len(json.dumps(result["parents"][key], ensure_ascii=False)) + len(key) + 3
+            costs.append(size * tokens_per_char)
             continue
         hit = result["results"][key]
-        cost = response_tokens(hit, count)
+        size = len(response_json(hit)) + 1
         if best[hit["source"]] == key and hit["source"] in summaries:
-            cost += response_tokens(summaries[hit["source"]], count)
-        costs.append(cost)
+            size += len(response_json(summaries[hit["source"]])) + 1
+        costs.append(size * tokens_per_char)
     return costs
 
 
@@ -162,16 +169,18 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
     """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
     (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
 
-    The fewest steps of the plan that fit: estimated from each step's own count, checked
-    on the whole answer, then narrowed by bisection between the largest number of steps
-    found too few and the smallest found enough.
+    The fewest steps of the plan that fit: estimated from each step's share of the
+    answer's characters, checked on the whole answer, then narrowed by bisection between
+    the largest number of steps found too few and the smallest found enough.
     """
-    excess = response_tokens(result, count) - budget
+    whole = response_json(result)
+    total = count(whole)
+    excess: float = total - budget
     if excess <= 0 or not result["results"]:
         return result
     plan = _plan(result)
-    costs = _step_costs(result, plan, count)
-    too_few, steps, saved = 0, 0, 0
+    costs = _step_costs(result, plan, total / max(1, len(whole)))
+    too_few, steps, saved = 0, 0, 0.0
     while True:
         while steps < len(plan) and saved < excess:
             saved += costs[steps]
