@@ -187,7 +187,8 @@ def query(
 ) -> None:
     """Hybrid search: meaning plus exact words (answered by a running minirag-mcp server
     for the same index and settings when there is one: it has the model warm)."""
-    with shared.open_index() as index:
+    # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
+    with shared.open_index(resident=False) as index:
         result = index.query(text, top_k=top_k, scope=resolve_scopes(scope), ask_server=True)
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):

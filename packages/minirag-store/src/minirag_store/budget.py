@@ -34,7 +34,15 @@ from minirag_store.results import (
     TrimmedHit,
 )
 
-__all__ = ["NAMED_HITS", "Counter", "fit_query", "fit_read", "response_json", "response_tokens"]
+__all__ = [
+    "NAMED_HITS",
+    "Counter",
+    "fit_query",
+    "fit_read",
+    "response_json",
+    "response_tokens",
+    "utf8_bytes",
+]
 
 Counter = Callable[[str], int]
 
@@ -42,6 +50,12 @@ Counter = Callable[[str], int]
 #: only counted. Naming costs ~40 tokens a hit (its source path), so at topK 100 naming
 #: all would crowd out the hits kept; a caller past 20 asks again with a smaller topK.
 NAMED_HITS = 20
+
+
+def utf8_bytes(text: str) -> int:
+    """A stand-in count: the text's UTF-8 size (at least its token count in the
+    tokenizers of the models minirag knows: a token covers at least one byte)."""
+    return len(text.encode("utf-8"))
 
 
 def response_json(result: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
@@ -46,11 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["Index"]
 
 log = logging.getLogger(__name__)
-
-
-def _utf8_bytes(text: str) -> int:
-    """A stand-in token count: the text's UTF-8 size (at least its token count)."""
-    return len(text.encode("utf-8"))
 
 
 #: Single-source writes (ingest_file/data/url, delete_file) between two maintenance
@@ -86,6 +82,7 @@ class Index:
         *,
         embedder: Embedder | None = None,
         table: ChunkTable | None = None,
+        resident: bool = True,
     ) -> None:
         if config is None and config_error is None:
             raise ValueError("Index needs a Config or a config_error")
@@ -99,6 +96,7 @@ class Index:
         self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
         self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
+        self._resident = resident  # False: search holds no snapshot (index/ann.py)
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
 
@@ -113,8 +111,10 @@ class Index:
         model_name: str | None = None,
         model_path: str | None = None,
         cwd: Path | None = None,
+        resident: bool = True,
     ) -> Index:
-        """Load the configuration from ``env`` and flags; never raises for a bad config."""
+        """Load the configuration from ``env`` and flags; never raises for a bad config.
+        ``resident=False``: a process that asks one question (see ``AnnSettings``)."""
         try:
             config = load_config(
                 env,
@@ -126,8 +126,8 @@ class Index:
                 cwd=cwd,
             )
         except ConfigError as e:
-            return cls(None, str(e))
-        return cls(config)
+            return cls(None, str(e), resident=resident)
+        return cls(config, resident=resident)
 
     # ----------------------------------------------------------------- plumbing
     @property
@@ -189,7 +189,7 @@ class Index:
                         "UTF-8 bytes until the model is loaded (answers come back shorter)",
                         config.model_name,
                     )
-                return _utf8_bytes
+                return utf8_bytes
             if self._counter_obj is None:
                 self._counter_obj = counter
             return self._counter_obj
@@ -205,7 +205,7 @@ class Index:
 
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config)
+                self._table_obj = _existing_table(config, self._resident)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
@@ -216,7 +216,7 @@ class Index:
                     embedder.model_id,
                     embedder.dim,
                     config.storage_options,
-                    ann=settings_for(config),
+                    ann=settings_for(config, resident=self._resident),
                 )
             return self._table_obj
 
@@ -231,7 +231,7 @@ class Index:
         config = self.config
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config)
+                self._table_obj = _existing_table(config, self._resident)
             table = self._table_obj
         if table is not None:
             table.warm()
@@ -440,10 +440,11 @@ class Index:
             table.maintain()
 
 
-def _existing_table(config: Config) -> ChunkTable | None:
+def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None."""
     from minirag_store.index.table import ChunkTable
 
+    ann = settings_for(config, resident=resident)
     return ChunkTable.open_existing(
-        config.db_uri, config.model_name, config.storage_options, ann=settings_for(config)
+        config.db_uri, config.model_name, config.storage_options, ann=ann
     )

@@ -101,7 +101,9 @@ class Searcher:
             held = self._ann
             if held is None or held[0] < current:
                 trained = trained_rows(self._tbl)
-                ready = trained is not None and self._tbl.count_rows() >= settings.min_chunks
+                ready = not settings.resident or (
+                    trained is not None and self._tbl.count_rows() >= settings.min_chunks
+                )
                 path = AnnSearch(self._tbl, settings, ROW_COLUMNS, trained or 0) if ready else None
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back

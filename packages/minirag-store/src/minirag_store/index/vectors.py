@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-__all__ = ["ROW_COLUMNS", "VectorSnapshot", "load_snapshot"]
+__all__ = ["ROW_COLUMNS", "VectorSnapshot", "cosines", "load_snapshot", "unit_rows"]
 
 #: The columns a snapshot holds besides the vector: everything a search hit needs.
 ROW_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
@@ -74,10 +74,7 @@ class VectorSnapshot:
 
         if not self.ids:
             return [], {}
-        # einsum, not ``@``: BLAS splits a matrix-vector product over threads that spin
-        # while waiting for each other; on 2 busy cores that cost 16.6 CPU-ms at 100k
-        # rows against 7 for this single-threaded loop (the 10k case: 1.7 vs 1.2).
-        scores = np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
+        scores = cosines(self.matrix, query)
         found = [(i, self.row_of[i]) for i in ids if i in self.row_of]
         picked = scores[[row for _, row in found]].tolist() if found else []
         similar = {i: s for (i, _), s in zip(found, picked, strict=True)}
@@ -184,10 +181,30 @@ def _matrix(data: Any, dim: int) -> np.ndarray:
     if not n:
         return np.zeros((0, dim), dtype=np.float32)
     flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    matrix = flat.astype(np.float32).reshape(n, dim)
-    # float16 storage rounds the norm; renormalise so 1 - dot is a true cosine distance
+    return unit_rows(flat.astype(np.float32).reshape(n, dim))
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` (float32 copies of stored float16 vectors) renormalised in place:
+    float16 storage rounds the norm, so 1 - dot is then a true cosine distance.
+
+    The exact and the LanceDB paths (``ann.py``) both score with this and :func:`cosines`,
+    row by row in the same order of operations, so a chunk gets the very same distance
+    whichever path answered (the CLI's one question and a server agree to the last bit)."""
+    import numpy as np
+
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix
+
+
+def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Each unit row's cosine similarity with ``query`` (float32)."""
+    import numpy as np
+
+    # einsum, not ``@``: BLAS splits a matrix-vector product over threads that spin
+    # while waiting for each other; on 2 busy cores that cost 16.6 CPU-ms at 100k
+    # rows against 7 for this single-threaded loop (the 10k case: 1.7 vs 1.2).
+    return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
 
 def _build(version: int, columns: Any, matrix: np.ndarray, row_ids: np.ndarray) -> VectorSnapshot:
