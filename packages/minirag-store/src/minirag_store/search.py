@@ -14,7 +14,8 @@ from minirag_store.errors import InvalidArgumentError
 from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
 from minirag_store.index.schema import scope_filter
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
-from minirag_store.results import QueryResult, SearchHit, SourceSummary
+from minirag_store.index.locate import decode as decode_locator
+from minirag_store.results import Locator, QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
     from minirag_store.index.table import ChunkTable
@@ -192,6 +193,7 @@ def _hit(
         "score": score,
         "distance": None if distance is None else float(distance),
         "parentId": row["parent_id"] or None,
+        "locator": decode_locator(row.get("locator")),  # type: ignore[typeddict-item]
     }
     if row["source"] in stale:
         hit["stale"] = True
@@ -205,14 +207,32 @@ def _sources(
     summary: dict[str, SourceSummary] = {}
     for hit in hits:
         source = hit["source"]
-        if source in summary:
-            summary[source]["hits"] += 1
-            continue
-        shown = display_path(index.config, source, types.get(source, "file"))
-        summary[source] = {"source": source, "title": hit["title"], "hits": 1, "displayPath": shown}
-        if source in stale:
-            summary[source]["stale"] = True
+        if source not in summary:
+            shown = display_path(index.config, source, types.get(source, "file"))
+            summary[source] = {
+                "source": source,
+                "title": hit["title"],
+                "hits": 0,
+                "displayPath": shown,
+            }
+            if source in stale:
+                summary[source]["stale"] = True
+        entry = summary[source]
+        entry["hits"] += 1
+        for key, plural in (("page", "pages"), ("slide", "slides")):
+            found = _numbers(hit["locator"], key, plural)
+            if found:
+                entry[plural] = sorted(set(entry.get(plural, [])) | found)  # type: ignore[literal-required]
     return list(summary.values())
+
+
+def _numbers(locator: Locator, key: str, plural: str) -> set[int]:
+    """The pages (or slides) a hit's locator covers."""
+    span = locator.get(plural)
+    if isinstance(span, list) and len(span) == 2:
+        return set(range(int(span[0]), int(span[1]) + 1))
+    single = locator.get(key)
+    return {single} if isinstance(single, int) else set()
 
 
 def _notice(table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:

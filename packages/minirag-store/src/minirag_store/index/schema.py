@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "LOCATOR",
     "META_COLUMNS",
     "ROW_FIELDS",
     "TABLE_NAME",
@@ -26,6 +27,7 @@ __all__ = [
     "chunk_id",
     "in_sources",
     "in_values",
+    "missing_columns",
     "parent_key",
     "schema",
     "scope_filter",
@@ -42,8 +44,12 @@ META_COLUMNS += ["scheme_version", "ocr_engine"]
 #: Fields a caller supplies per chunk; the table adds id, keywords, vector and ingested_at.
 ROW_FIELDS = (
     "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
-    "file_hash", "mtime", "size", "ocr_engine", "scheme_version",
+    "file_hash", "mtime", "size", "ocr_engine", "scheme_version", "locator",
 )  # fmt: skip
+#: Where a chunk is in its source (JSON, :mod:`minirag_store.index.locate`). Indexes made
+#: before it lack the column until their first write adds it (:func:`missing_columns`);
+#: a NULL says "written before locators" and makes the next sync re-read that source.
+LOCATOR = "locator"
 
 
 def sql_str(value: str) -> str:
@@ -99,6 +105,7 @@ def schema(dim: int, model_id: str) -> pa.Schema:
         ("ocr_engine", pa.string()),
         ("scheme_version", pa.int32()),
         ("keywords_version", pa.int32()),  # see keyword_column.py
+        (LOCATOR, pa.string()),
     ]
     meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
     return pa.schema(
@@ -145,6 +152,12 @@ def scope_filter(scopes: Sequence[str] | None) -> str | None:
         base = prefix if prefix.endswith("/") else prefix + "/"
         parts.append(f"source = {sql_str(prefix)} OR starts_with(source, {sql_str(base)})")
     return "(" + " OR ".join(f"({p})" for p in parts) + ")"
+
+
+def missing_columns(table: Any) -> dict[str, str]:
+    """Columns an index made by an older version lacks, with the SQL that fills them in
+    (LanceDB ``add_columns``): all NULL, "not recorded"."""
+    return {} if LOCATOR in table.schema.names else {LOCATOR: "CAST(NULL AS STRING)"}
 
 
 def check_dims(table_dim: int, db: object, model_id: str, dim: int) -> None:

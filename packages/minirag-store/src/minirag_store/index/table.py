@@ -38,12 +38,14 @@ from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
+    LOCATOR,
     META_COLUMNS,
     ROW_FIELDS,
     TABLE_NAME,
     check_model,
     chunk_id,
     in_sources,
+    missing_columns,
     schema,
     sql_str,
     stored_model,
@@ -51,7 +53,7 @@ from minirag_store.index.schema import (
 from minirag_store.index.searcher import Searcher
 from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.summary import IndexSummary, SourceMeta
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot
+from minirag_store.index.vectors import VectorSnapshot, hit_columns
 
 Ann = AnnSettings | None
 
@@ -211,6 +213,7 @@ class ChunkTable:
         if not rows:
             self.delete_sources(unique)
             return
+        self._add_missing_columns()
         data = self._arrow(rows, vectors)
         scope = in_sources(unique)
 
@@ -227,6 +230,18 @@ class ChunkTable:
         # Another process's commits (on object storage: another machine's) can outlast
         # LanceDB's own retries: start over from the latest version (upkeep).
         upkeep.retry_conflicts(merge, give_up=None)
+
+    def _add_missing_columns(self) -> None:
+        """Give an index made by an older version the columns a write fills (NULL in its
+        old rows: the next sync re-reads those sources, see :func:`summary.summarize`)."""
+
+        def add() -> None:
+            missing = missing_columns(self._tbl)
+            if missing:
+                with self._writing():
+                    self._tbl.add_columns(missing)
+
+        upkeep.retry_conflicts(add, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
@@ -251,9 +266,12 @@ class ChunkTable:
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
-    def _rows(self, where: str | None, columns: Sequence[str]) -> list[dict[str, Any]]:
+    def _rows(
+        self, where: str | None, columns: Sequence[str] | Mapping[str, str]
+    ) -> list[dict[str, Any]]:
         with self._rw.shared():
-            query = self._tbl.search().select(list(columns)).limit(_ALL)
+            wanted = dict(columns) if isinstance(columns, Mapping) else list(columns)
+            query = self._tbl.search().select(wanted).limit(_ALL)
             if where:
                 query = query.where(where)
             return query.to_arrow().to_pylist()
@@ -270,8 +288,12 @@ class ChunkTable:
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
             self._summary = cached
             return cached
-        has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
-        rows = self._rows(None, [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
+        names = self._tbl.schema.names
+        has_kw = kwcol.VERSION_COLUMN in names
+        columns = {c: c for c in [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])]}
+        if LOCATOR in names:  # whether each row has one, not the locator itself
+            columns["located"] = f"{LOCATOR} IS NOT NULL"
+        rows = self._rows(None, columns)
         fresh = summary.summarize(
             rows,
             version=version,
@@ -316,7 +338,7 @@ class ChunkTable:
             where += f" AND chunk_index >= {int(first)}"
         if last is not None:
             where += f" AND chunk_index <= {int(last)}"
-        rows = self._rows(where, ROW_COLUMNS)
+        rows = self._rows(where, hit_columns(self._tbl))
         return sorted(rows, key=lambda r: r["chunk_index"])
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.index.locate import encode as encode_locator
+from minirag_store.index.locate import locate
 from minirag_store.index.readable import readable, readable_pieces
 from minirag_store.index.schema import parent_key
 
@@ -73,6 +75,7 @@ class Document:
     size: int = 0
     ocr_engine: str = ""
     seed_title: bool = True
+    marks: tuple[tuple[int, dict[str, Any]], ...] = ()  # where pages/slides/rows start
 
 
 @dataclass
@@ -136,6 +139,7 @@ class DocumentWriter:
             budget=self._budget,
             title=doc.title if doc.seed_title and doc.title else None,
         )
+        locators = locate(doc.markdown, doc.marks, chunked)
         rows = [
             {
                 "source": doc.source,
@@ -150,8 +154,9 @@ class DocumentWriter:
                 "size": int(doc.size),
                 "ocr_engine": doc.ocr_engine,
                 "scheme_version": SCHEME_VERSION,
+                "locator": encode_locator(locator),
             }
-            for unit in chunked.units
+            for unit, locator in zip(chunked.units, locators, strict=True)
         ]
         return rows, embed_texts(chunked.units)
 
