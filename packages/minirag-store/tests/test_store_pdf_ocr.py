@@ -105,11 +105,16 @@ def test_ocr_pages_are_anchored_in_output_without_page_breaks() -> None:
     )
     layers = ["Region Sales North 10", "", "3 Summary of the year 2024", ""]
     recognised = {1: "SCANNED PAGE TWO", 3: "SCANNED PAGE FOUR"}
-    merged = anchor_pages(markdown, layers, recognised)
-    assert merged is not None
+    pages = anchor_pages(markdown, layers, recognised)
+    assert pages is not None
+    merged = "".join(text for _, text in pages)
     order = ["| North | 10 |", "SCANNED PAGE TWO", "| Summary of |", "SCANNED PAGE FOUR"]
     positions = [merged.index(part) for part in order]
     assert positions == sorted(positions)
+    # each piece keeps its page: the text pages found by their first words, OCR in place
+    numbered = [(page, text.strip()) for page, text in pages if text.strip()]
+    assert [page for page, _ in numbered] == [0, 1, 2, 3]
+    assert numbered[2][1].startswith("| Summary of |")
     assert anchor_pages(markdown, ["x", "", "words that are not there"], {1: "T"}) is None
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
+from minirag_store.index.locate import decode as decode_locator
 from minirag_store.index.schema import scope_filter
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
-from minirag_store.index.locate import decode as decode_locator
 from minirag_store.results import Locator, QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:

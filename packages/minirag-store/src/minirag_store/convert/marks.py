@@ -36,8 +36,8 @@ def join_pages(pages: Iterable[tuple[int | None, str]]) -> tuple[str, tuple[Mark
     parts: list[str] = []
     marks: list[Mark] = []
     offset = 0
-    for index, text in pages:
-        text = text.strip()
+    for index, page in pages:
+        text = page.strip()
         if not text:
             continue
         if parts:

@@ -27,6 +27,7 @@ __all__ = [
     "chunk_id",
     "in_sources",
     "in_values",
+    "meta_projection",
     "missing_columns",
     "parent_key",
     "schema",
@@ -158,6 +159,16 @@ def missing_columns(table: Any) -> dict[str, str]:
     """Columns an index made by an older version lacks, with the SQL that fills them in
     (LanceDB ``add_columns``): all NULL, "not recorded"."""
     return {} if LOCATOR in table.schema.names else {LOCATOR: "CAST(NULL AS STRING)"}
+
+
+def meta_projection(names: Sequence[str], optional: Sequence[str]) -> dict[str, str]:
+    """What a summary reads of each row of a table with columns ``names``: the metadata
+    columns, those of ``optional`` it has, and ``located`` (whether the row has a locator,
+    without reading it; False throughout before the column exists)."""
+    projection = {c: c for c in [*META_COLUMNS, *(c for c in optional if c in names)]}
+    if LOCATOR in names:
+        projection["located"] = f"{LOCATOR} IS NOT NULL"
+    return projection
 
 
 def check_dims(table_dim: int, db: object, model_id: str, dim: int) -> None:

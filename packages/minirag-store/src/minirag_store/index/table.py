@@ -38,13 +38,12 @@ from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
-    LOCATOR,
-    META_COLUMNS,
     ROW_FIELDS,
     TABLE_NAME,
     check_model,
     chunk_id,
     in_sources,
+    meta_projection,
     missing_columns,
     schema,
     sql_str,
@@ -234,14 +233,13 @@ class ChunkTable:
     def _add_missing_columns(self) -> None:
         """Give an index made by an older version the columns a write fills (NULL in its
         old rows: the next sync re-reads those sources, see :func:`summary.summarize`)."""
+        def add() -> None:  # looks again: another process may have added them meanwhile
+            if missing := missing_columns(self._tbl):
+                self._tbl.add_columns(missing)
 
-        def add() -> None:
-            missing = missing_columns(self._tbl)
-            if missing:
-                with self._writing():
-                    self._tbl.add_columns(missing)
-
-        upkeep.retry_conflicts(add, give_up=None)
+        if missing_columns(self._tbl):
+            with self._writing():
+                upkeep.retry_conflicts(add, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
@@ -266,12 +264,9 @@ class ChunkTable:
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
-    def _rows(
-        self, where: str | None, columns: Sequence[str] | Mapping[str, str]
-    ) -> list[dict[str, Any]]:
+    def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> list[dict[str, Any]]:
         with self._rw.shared():
-            wanted = dict(columns) if isinstance(columns, Mapping) else list(columns)
-            query = self._tbl.search().select(wanted).limit(_ALL)
+            query = self._tbl.search().select(columns).limit(_ALL)
             if where:
                 query = query.where(where)
             return query.to_arrow().to_pylist()
@@ -290,10 +285,7 @@ class ChunkTable:
             return cached
         names = self._tbl.schema.names
         has_kw = kwcol.VERSION_COLUMN in names
-        columns = {c: c for c in [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])]}
-        if LOCATOR in names:  # whether each row has one, not the locator itself
-            columns["located"] = f"{LOCATOR} IS NOT NULL"
-        rows = self._rows(None, columns)
+        rows = self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN]))
         fresh = summary.summarize(
             rows,
             version=version,

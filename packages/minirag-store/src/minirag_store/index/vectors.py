@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.paths import scope_matches
 from minirag_store.index.schema import LOCATOR
+from minirag_store.paths import scope_matches
 
 if TYPE_CHECKING:
     import numpy as np
