@@ -97,6 +97,8 @@ class TrimmedHit(TypedDict):
 
     source: str
     chunkIndex: int
+    page: NotRequired[int]  # its page (PDF): read_file(source, page=) reads it
+    slide: NotRequired[int]  # its slide (deck): read_file(source, slide=) reads it
 
 
 class QueryTrimmed(TypedDict):
@@ -148,8 +150,11 @@ class ReadResult(TypedDict):
     chunkCount: int  # of the whole document
     text: str
     displayPath: str
+    page: NotRequired[int]  # the page read (read_file with page): its chunks only
+    slide: NotRequired[int]  # the slide read (read_file with slide): its chunks only
     # The text stops before this chunk (RAG_MAX_RESPONSE_TOKENS): read_file with
-    # fromChunk=nextChunk returns what follows. Absent when the text reaches the end.
+    # fromChunk=nextChunk (and the same page or slide) returns what follows. Absent when
+    # the text reaches the end (of the page or slide, when one was read).
     nextChunk: NotRequired[int]
     notice: NotRequired[str]  # what was left out and how to read it
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
-from minirag_store.index.locate import decode as decode_locator
 from minirag_store.index.schema import scope_filter
+from minirag_store.locators import add_places, decode
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
-from minirag_store.results import Locator, QueryResult, SearchHit, SourceSummary
+from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
     from minirag_store.index.table import ChunkTable
@@ -193,7 +193,7 @@ def _hit(
         "score": score,
         "distance": None if distance is None else float(distance),
         "parentId": row["parent_id"] or None,
-        "locator": decode_locator(row.get("locator")),  # type: ignore[typeddict-item]
+        "locator": decode(row.get("locator")),
     }
     if row["source"] in stale:
         hit["stale"] = True
@@ -219,20 +219,8 @@ def _sources(
                 summary[source]["stale"] = True
         entry = summary[source]
         entry["hits"] += 1
-        for key, plural in (("page", "pages"), ("slide", "slides")):
-            found = _numbers(hit["locator"], key, plural)
-            if found:
-                entry[plural] = sorted(set(entry.get(plural, [])) | found)  # type: ignore[literal-required]
+    add_places(summary.values(), hits)
     return list(summary.values())
-
-
-def _numbers(locator: Locator, key: str, plural: str) -> set[int]:
-    """The pages (or slides) a hit's locator covers."""
-    span = locator.get(plural)
-    if isinstance(span, list) and len(span) == 2:
-        return set(range(int(span[0]), int(span[1]) + 1))
-    single = locator.get(key)
-    return {single} if isinstance(single, int) else set()
 
 
 def _notice(table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:

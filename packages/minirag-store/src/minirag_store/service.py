@@ -381,14 +381,18 @@ class Index:
         *,
         file_path: str | None = None,
         from_chunk: int = FIRST_CHUNK_INDEX,
+        page: int | None = None,
+        slide: int | None = None,
     ) -> ReadResult:
         """A document (by ``source`` or ``file_path``, exactly one) as markdown, from chunk
         ``from_chunk`` on, as much as fits RAG_MAX_RESPONSE_TOKENS (``nextChunk`` says
-        where to read on)."""
+        where to read on); with ``page`` or ``slide``, only that page's or slide's chunks."""
         self._check()
         from minirag_store.reading import read_source
 
-        return read_source(self, source, file_path=file_path, from_chunk=from_chunk)
+        return read_source(
+            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+        )
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""

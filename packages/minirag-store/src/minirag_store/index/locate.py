@@ -13,7 +13,6 @@ between the two in the markdown; inserted header rows only push it further). Pur
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from minirag_chunker import Chunked
 
-__all__ = ["decode", "encode", "locate"]
+__all__ = ["locate"]
 
 _SPACE = re.compile(r"\s+")
 #: Characters of text after a mark looked for in the chunked text (fewer when not found).
@@ -106,19 +105,3 @@ def locate(
             locator["headingPath"] = label
         out.append(locator)
     return out
-
-
-def encode(locator: dict[str, Any]) -> str:
-    """A locator as the table stores it (compact JSON)."""
-    return json.dumps(locator, ensure_ascii=False, separators=(",", ":"))
-
-
-def decode(stored: str | None) -> dict[str, Any]:
-    """A stored locator ({} for a row written before locators, or unreadable)."""
-    if not stored:
-        return {}
-    try:
-        value = json.loads(stored)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

@@ -233,6 +233,7 @@ class ChunkTable:
     def _add_missing_columns(self) -> None:
         """Give an index made by an older version the columns a write fills (NULL in its
         old rows: the next sync re-reads those sources, see :func:`summary.summarize`)."""
+
         def add() -> None:  # looks again: another process may have added them meanwhile
             if missing := missing_columns(self._tbl):
                 self._tbl.add_columns(missing)

@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.index.locate import encode as encode_locator
 from minirag_store.index.locate import locate
 from minirag_store.index.readable import readable, readable_pieces
 from minirag_store.index.schema import parent_key
+from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:
     import numpy as np
