@@ -181,3 +181,25 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
         assert fresh.sync()["counts"]["ingested"] == 0
     finally:
         fresh.close()
+
+
+def test_rows_stay_right_where_a_long_table_repeats_its_header():
+    """The chunker cuts a table longer than a section and repeats its header rows in the
+    text it chunks; each chunk's rows still match the row numbers of the text it holds."""
+    import re
+
+    from minirag_chunker import chunk_markdown
+    from minirag_store.convert.marks import table_marks
+    from minirag_store.index.locate import locate
+
+    rows = [f"| row-{n} | {'word ' * 6}|" for n in range(2, 400)]
+    markdown = "## Ledger\n| Name | Words |\n| --- | --- |\n" + "\n".join(rows)
+    chunked = chunk_markdown(markdown, count_tokens=lambda t: len(t.split()), budget=60)
+    assert sum(u.body.count("| Name | Words |") for u in chunked.units) > 1  # repeated
+    locators = locate(markdown, table_marks(markdown, workbook=True), chunked)
+    for unit, locator in zip(chunked.units, locators, strict=True):
+        held = [int(n) for n in re.findall(r"\| row-(\d+) \|", unit.body)]
+        if held:
+            first, last = locator["rows"]
+            assert locator["sheet"] == "Ledger"
+            assert first <= min(held) and max(held) <= last <= max(held) + 1

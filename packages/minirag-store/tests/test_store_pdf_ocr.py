@@ -292,3 +292,33 @@ def test_rotated_scans_are_read_upright_by_tesseract(
     result = convert_file(path, make_config(tmp_path))
     assert result.ocr_engine == "tesseract"
     assert "Docling bundles PDF document conversion" in " ".join(result.markdown.split())
+
+
+def test_a_scanned_page_keeps_its_page_through_ocr_to_the_hit(
+    mixed_pdf: Path, tmp_path: Path, model_env: dict[str, str]
+) -> None:
+    """Text page 1, scanned page 2, text page 3: the OCR text is found on page 2, and
+    read_file with page 2 gives it back (without the text pages around it)."""
+    from minirag_store import Index
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    target = root / "mixed.pdf"
+    target.write_bytes(mixed_pdf.read_bytes())
+    env = {**model_env, "BASE_DIR": str(root), "DB_PATH": str(tmp_path / "db")}
+    # small chunks, so no chunk holds more than one of these short pages
+    index = Index.open({**env, "RAG_OCR_LANG": "en", "CHUNK_TOKEN_BUDGET": "16"})
+    try:
+        assert index.ingest_file(str(target))["ocrEngine"] == "rapidocr"
+        hits = index.query("quarterly sales report northern region", top_k=3)["results"]
+        scanned = next(h for h in hits if "Quarterly" in h["text"])
+        assert scanned["locator"]["page"] == 2
+        text_hit = next(
+            h for h in index.query(CHARLIE, top_k=3)["results"] if "Charlie" in h["text"]
+        )
+        assert text_hit["locator"]["page"] == 3
+        page = index.read_file(file_path=str(target), page=2)["text"]
+        assert "Quarterly sales report" in page
+        assert "Alpha text page" not in page and "Charlie closing" not in page
+    finally:
+        index.close()
