@@ -121,7 +121,7 @@ def test_a_deck_hit_says_its_slide_and_read_file_reads_one_slide(located):
     assert "A table to test parsing" in slide["text"]
     assert "A chart to test parsing" not in slide["text"]
     assert "Nested Shape" not in slide["text"]
-    with pytest.raises(NotFoundError, match="slides 1..6"):
+    with pytest.raises(NotFoundError, match=r"slides 1\.\.6"):
         index.read_file(file_path=str(root / DECK), slide=9)
 
 
@@ -167,7 +167,7 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
     try:
         hit = old.query(ON_PAGE_4, top_k=1)["results"][0]
         assert Path(hit["source"]).name == PDF and hit["locator"] == {}
-        with pytest.raises(InvalidArgumentError, match="indexed before pages .* run sync"):
+        with pytest.raises(InvalidArgumentError, match=r"indexed before pages .* run sync"):
             old.read_file(file_path=str(root / PDF), page=4)
         job = old.sync()
         assert job["counts"]["ingested"] == 2, job  # every file re-read, once
