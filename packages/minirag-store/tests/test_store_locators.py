@@ -119,7 +119,7 @@ def test_a_deck_hit_says_its_slide_and_read_file_reads_one_slide(located):
     slide = index.read_file(file_path=str(root / DECK), slide=3)
     assert slide["slide"] == 3
     assert "A table to test parsing" in slide["text"]
-    assert "A chart to test parsing" not in slide["text"]
+    assert "### Chart:" not in slide["text"]  # slide 4
     assert "Nested Shape" not in slide["text"]
     with pytest.raises(NotFoundError, match=r"slides 1\.\.6"):
         index.read_file(file_path=str(root / DECK), slide=9)
