@@ -14,6 +14,7 @@ PDF = "avtoreferat.pdf"  # 6 pages of text (a thesis abstract, Russian)
 DECK = "test.pptx"  # 6 slides
 BOOK = "budget.xlsx"  # sheets "Summary" and "Q3"
 GUIDE = "guide.md"
+BOOK_EPUB = "test.epub"  # a table of contents, then two chapters
 ON_PAGE_4 = "Диссертация состоит из пяти глав"
 
 
@@ -48,6 +49,7 @@ def located(tmp_path_factory, model_env, fixtures):
     root.mkdir()
     shutil.copy(fixtures / "thesis" / PDF, root / PDF)
     shutil.copy(fixtures / "markitdown" / DECK, root / DECK)
+    shutil.copy(fixtures / "markitdown" / BOOK_EPUB, root / BOOK_EPUB)
     write_workbook(root / BOOK)
     (root / GUIDE).write_text(
         "# Guide\n\n## Backups\n\nBackups run every night and keep fourteen snapshots.\n\n"
@@ -134,6 +136,19 @@ def test_a_workbook_hit_says_its_sheet_and_rows(located):
     assert hit["locator"]["headingPath"] == "Q3"
     summary = top_hit(index, "Quarter Total", BOOK, "| Q2 | 135 |")
     assert summary["locator"]["sheet"] == "Summary"
+
+
+def test_an_epub_hit_says_its_chapter(located):
+    from minirag_store.locators import describe
+
+    index, root = located
+    hit = top_hit(index, "a second chapter with a different style", BOOK_EPUB, "second chapter")
+    assert hit["locator"]["chapter"] == 2  # the table of contents is no chapter
+    assert describe(hit["locator"]) == "chapter 2"
+    first = top_hit(index, "a test paragraph with some formatting", BOOK_EPUB, "**test**")
+    assert first["locator"]["chapter"] == 1
+    with pytest.raises(InvalidArgumentError, match="has no pages"):
+        index.read_file(file_path=str(root / BOOK_EPUB), page=1)
 
 
 def test_a_markdown_hit_has_its_heading_path_only(located):

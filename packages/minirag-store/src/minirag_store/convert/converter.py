@@ -126,17 +126,20 @@ def convert_file(path: Path, config: Config) -> Converted:
     else:
         result = markitdown_convert(None, path, ext, what)
     markdown = finish(result.markdown or "", what)
-    return Converted(
-        markdown, choose_title(result.title, markdown, path.stem), "", _marks(markdown, ext)
-    )
+    marks = _marks(path, markdown, ext)
+    return Converted(markdown, choose_title(result.title, markdown, path.stem), "", marks)
 
 
-def _marks(markdown: str, ext: str) -> tuple[Mark, ...]:
+def _marks(path: Path, markdown: str, ext: str) -> tuple[Mark, ...]:
     """Where the slides, sheet rows or chapters of a converted file start (see marks.py)."""
     if ext == ".pptx":
         return slide_marks(markdown)
     if ext in (".xlsx", ".xls", ".csv"):
         return table_marks(markdown, workbook=ext != ".csv")
+    if ext == ".epub":
+        from minirag_store.convert.epub import chapter_marks
+
+        return chapter_marks(path, markdown)
     return ()
 
 

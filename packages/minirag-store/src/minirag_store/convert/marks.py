@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["Mark", "join_pages", "slide_marks", "table_marks"]
+__all__ = ["Mark", "find_words", "join_pages", "slide_marks", "table_marks"]
 
 Mark = tuple[int, dict[str, int | str]]
 
@@ -46,6 +46,23 @@ def join_pages(pages: Iterable[tuple[int | None, str]]) -> tuple[str, tuple[Mark
         parts.append(text)
         offset += len(text)
     return "\n\n".join(parts), tuple(marks)
+
+
+def find_words(markdown: str, text: str, cursor: int) -> int | None:
+    """Start of the line where ``text``'s opening words occur in ``markdown`` after cursor
+    (a page's text layer, a chapter's text: another extractor's view of the same words).
+
+    Four words in a row, punctuation and markup between them allowed, tried from the first
+    three word offsets: a page number or header that one extractor puts first may come
+    last in the other. None when they do not occur.
+    """
+    words = re.findall(r"\w+", text)
+    for offset in range(min(3, max(len(words) - 3, 1))):
+        pattern = r"\W*".join(map(re.escape, words[offset : offset + 4]))
+        found = re.compile(pattern).search(markdown, cursor) if pattern else None
+        if found is not None:
+            return markdown.rfind("\n", 0, found.start()) + 1
+    return None
 
 
 def slide_marks(markdown: str) -> tuple[Mark, ...]:

@@ -16,12 +16,11 @@ PDF whose text layer is merely short is kept as it is.
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_store.convert.engine import strip_data_images
-from minirag_store.convert.marks import join_pages
+from minirag_store.convert.marks import find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
     OcrBackend,
@@ -128,25 +127,6 @@ def _assemble(path: Path, text: str, layers: list[str], recognised: dict[int, st
     return [(i, recognised.get(i, layer)) for i, layer in enumerate(layers)]
 
 
-def _line_start(text: str, pos: int) -> int:
-    return text.rfind("\n", 0, pos) + 1
-
-
-def _find_page(markdown: str, layer: str, cursor: int) -> int | None:
-    """Start of the line where ``layer``'s opening words occur in ``markdown`` after cursor.
-
-    Four words in a row, tried from the first three word offsets: a page number or header
-    that one extractor puts first may come last in the other.
-    """
-    words = re.findall(r"\w+", layer)
-    for offset in range(min(3, max(len(words) - 3, 1))):
-        pattern = r"\W*".join(map(re.escape, words[offset : offset + 4]))
-        found = re.compile(pattern).search(markdown, cursor) if pattern else None
-        if found is not None:
-            return _line_start(markdown, found.start())
-    return None
-
-
 def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -> Pages | None:
     """Cut markdown without page breaks into pages, with the OCR page texts in place.
 
@@ -165,7 +145,7 @@ def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -
             pending.append((index, recognised[index]))
             continue
         after = cursor + 1 if current is not None else cursor  # not the previous page again
-        start = _find_page(markdown, layer, after) if layer.strip() else None
+        start = find_words(markdown, layer, after) if layer.strip() else None
         if start is None:
             if pending:
                 return None
