@@ -180,6 +180,9 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
 
     old = Index.open(env)
     try:
+        status = old.status()
+        assert "2 files were indexed before hits said their page" in status["schemeWarning"]
+        assert {f["state"] for f in old.list_files()["files"]} == {"stale_scheme"}
         hit = old.query(ON_PAGE_4, top_k=1)["results"][0]
         assert Path(hit["source"]).name == PDF and hit["locator"] == {}
         with pytest.raises(InvalidArgumentError, match=r"indexed before pages .* run sync"):
@@ -189,6 +192,8 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
         assert old.query(ON_PAGE_4, top_k=1)["results"][0]["locator"]["page"] == 4
         assert "ЗАКЛЮЧЕНИЕ" in old.read_file(file_path=str(root / PDF), page=5)["text"]
         assert old.sync()["counts"]["ingested"] == 0
+        assert "schemeWarning" not in old.status()
+        assert {f["state"] for f in old.list_files()["files"]} == {"ingested"}
     finally:
         old.close()
     fresh = Index.open(env)  # as another process sees it: from the index summary
