@@ -15,6 +15,7 @@ DECK = "test.pptx"  # 6 slides
 BOOK = "budget.xlsx"  # sheets "Summary" and "Q3"
 GUIDE = "guide.md"
 BOOK_EPUB = "test.epub"  # a table of contents, then two chapters
+LEDGER = "ledger.csv"  # a header line, then 30 rows; line 17 is the harpoon one
 ON_PAGE_4 = "Диссертация состоит из пяти глав"
 
 
@@ -51,6 +52,12 @@ def located(tmp_path_factory, model_env, fixtures):
     shutil.copy(fixtures / "markitdown" / DECK, root / DECK)
     shutil.copy(fixtures / "markitdown" / BOOK_EPUB, root / BOOK_EPUB)
     write_workbook(root / BOOK)
+    lines = ["id,item,note"] + [
+        f"{n},item-{n},"
+        + ("harpoon repair for the whaling museum" if n == 17 else f"paper clips box {n}")
+        for n in range(2, 32)
+    ]
+    (root / LEDGER).write_text("\n".join(lines) + "\n", encoding="utf-8")
     (root / GUIDE).write_text(
         "# Guide\n\n## Backups\n\nBackups run every night and keep fourteen snapshots.\n\n"
         "## Alerts\n\nThe on-call phone rings when a disk is ninety percent full.\n",
@@ -136,6 +143,13 @@ def test_a_workbook_hit_says_its_sheet_and_rows(located):
     assert hit["locator"]["headingPath"] == "Q3"
     summary = top_hit(index, "Quarter Total", BOOK, "| Q2 | 135 |")
     assert summary["locator"]["sheet"] == "Summary"
+
+
+def test_a_csv_hit_says_its_rows_counting_the_header_as_row_1(located):
+    index, _ = located
+    hit = top_hit(index, "harpoon repair for the whaling museum", LEDGER, "harpoon")
+    first, last = hit["locator"]["rows"]
+    assert first <= 17 <= last and "sheet" not in hit["locator"]
 
 
 def test_an_epub_hit_says_its_chapter(located):
