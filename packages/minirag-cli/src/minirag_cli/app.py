@@ -128,12 +128,31 @@ def sync(
     path: Annotated[
         str | None, typer.Argument(help="Only this file or folder (default: all roots).")
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Parse, embed and write on Ray: the cluster of RAG_RAY_ADDRESS, else a local "
+            "Ray runtime using this machine's cores. Needs minirag-cli\\[ray].",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="--ray on this cluster (host:port, ray://host:port or auto). Overrides "
+            "RAG_RAY_ADDRESS.",
+            show_default=False,
+        ),
+    ] = None,
     *,
     shared: Shared,
 ) -> None:
     """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
-        job = index.sync(absolute(path) if path is not None else None, progress=cb)
+        where = ray_address or ("" if ray else None)  # "": RAG_RAY_ADDRESS or a local runtime
+        job = index.sync(absolute(path) if path is not None else None, progress=cb, ray=where)
     _finish_job(job, shared, "sync")
 
 

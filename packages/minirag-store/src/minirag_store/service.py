@@ -276,10 +276,15 @@ class Index:
         return self.syncs().cancel(job_id)
 
     def sync(
-        self, path: str | None = None, *, progress: ProgressCallback | None = None
+        self,
+        path: str | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        ray: str | None = None,
     ) -> JobStatus:
-        """Reconcile in the foreground (the CLI's ``sync``); returns the finished job."""
-        return self.syncs().run(path, progress=progress)
+        """Reconcile in the foreground (the CLI's ``sync``); returns the finished job.
+        ``ray``: a Ray address ("" = RAG_RAY_ADDRESS or a local runtime; ingest/distributed)."""
+        return self.syncs().run(path, progress=progress, ray=ray)
 
     def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
         """Follow the roots until :meth:`close` (``block``: here until interrupted, as the

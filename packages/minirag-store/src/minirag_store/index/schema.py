@@ -70,6 +70,15 @@ def _key(source: str) -> str:
 _PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
 
 
+def has_primary_key(table_schema: pa.Schema) -> bool:
+    """Whether ``id`` is the table's primary key (indexes made before it was lack it).
+
+    Lance spells the mark two ways: ``...-primary-key`` (set at creation, as here) and
+    ``...-primary-key:position`` (set by ``set_unenforced_primary_key``)."""
+    meta = table_schema.field("id").metadata or {}
+    return any(key.startswith(_PRIMARY_KEY) for key in meta)
+
+
 def chunk_id(source: str, chunk_index: int) -> str:
     """Stable row id of a chunk: replacing a source updates rows with the same ids."""
     return f"{_key(source)}:{chunk_index}"

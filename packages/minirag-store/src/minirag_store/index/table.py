@@ -28,20 +28,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index import ann as ann_index
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index import summary, upkeep
 from minirag_store.index.ann import AnnSettings
+from minirag_store.index.fragments import arrow_rows, commit_replace
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
-    ROW_FIELDS,
     TABLE_NAME,
     check_model,
-    chunk_id,
+    has_primary_key,
     in_sources,
     meta_projection,
     missing_columns,
@@ -84,6 +83,7 @@ class ChunkTable:
         self.model_id = model_id
         self.dim = dim
         self._ann = ann
+        self._options = dict(options)
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._summary: IndexSummary | None = None  # the last one read, of its version
@@ -136,6 +136,9 @@ class ChunkTable:
         """Create missing indexes (on an empty table too), retrying on conflicts."""
 
         def create() -> None:
+            if not has_primary_key(self._tbl.schema):  # an index made before it had one
+                with self._writing():
+                    upkeep.ensure_primary_key(self._tbl)
             missing = upkeep.missing_indexes(self._tbl)
             if missing:  # the common case is none: no write, so the summary stays current
                 with self._writing():
@@ -180,19 +183,7 @@ class ChunkTable:
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
-        import numpy as np
-        import pyarrow as pa
-
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        columns: dict[str, Any] = {f: [r[f] for r in rows] for f in ROW_FIELDS}
-        columns["id"] = [chunk_id(r["source"], r["chunk_index"]) for r in rows]
-        columns["keywords"] = kwcol.keyword_column(rows)
-        columns[kwcol.VERSION_COLUMN] = [kwcol.KEYWORDS_VERSION] * len(rows)
-        columns["ingested_at"] = [now] * len(rows)
-        flat = pa.array(np.asarray(vectors, dtype=np.float16).reshape(-1), pa.float16())
-        columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-        schema = self._tbl.schema
-        return pa.table({f.name: columns[f.name] for f in schema}, schema=schema)
+        return arrow_rows(self._tbl.schema, self.dim, rows, vectors)
 
     def replace_sources(
         self, sources: Sequence[str], rows: Sequence[Mapping[str, Any]], vectors: np.ndarray
@@ -212,7 +203,7 @@ class ChunkTable:
         if not rows:
             self.delete_sources(unique)
             return
-        self._add_missing_columns()
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
         data = self._arrow(rows, vectors)
         scope = in_sources(unique)
 
@@ -230,17 +221,27 @@ class ChunkTable:
         # LanceDB's own retries: start over from the latest version (upkeep).
         upkeep.retry_conflicts(merge, give_up=None)
 
-    def _add_missing_columns(self) -> None:
-        """Give an index made by an older version the columns a write fills (NULL in its
-        old rows: the next sync re-reads those sources, see :func:`summary.summarize`)."""
+    def fragment_target(self) -> tuple[str, dict[str, str], pa.Schema]:
+        """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
+        dataset's URI, its storage options and the table's schema (model metadata and
+        field ids included)."""
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
+        return self._tbl.to_lance().uri, dict(self._options), self._tbl.schema
 
-        def add() -> None:  # looks again: another process may have added them meanwhile
-            if missing := missing_columns(self._tbl):
-                self._tbl.add_columns(missing)
+    def replace_with_fragments(self, sources: Sequence[str], fragments: Sequence[Any]) -> None:
+        """Make the rows of ``fragments`` (written by :func:`~minirag_store.index.
+        fragments.write_fragments`, rows of ``sources`` only) the only chunks of
+        ``sources``, in one commit (a source without rows there ends up deleted)."""
+        if not sources:
+            return
+        uri, options = self._tbl.to_lance().uri, self._options
 
-        if missing_columns(self._tbl):
+        def commit() -> None:  # the deletions are recomputed on the latest version each try
             with self._writing():
-                upkeep.retry_conflicts(add, give_up=None)
+                commit_replace(uri, options, sources, fragments)
+                self._tbl.checkout_latest()
+
+        upkeep.retry_conflicts(commit, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
@@ -284,8 +285,7 @@ class ChunkTable:
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
             self._summary = cached
             return cached
-        names = self._tbl.schema.names
-        has_kw = kwcol.VERSION_COLUMN in names
+        has_kw = kwcol.VERSION_COLUMN in (names := self._tbl.schema.names)
         rows = self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN]))
         fresh = summary.summarize(
             rows,
