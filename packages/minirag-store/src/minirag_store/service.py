@@ -24,6 +24,7 @@ from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
+from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -389,12 +390,8 @@ class Index:
         page: int | None = None,
         slide: int | None = None,
     ) -> ReadResult:
-        """A document (by ``source`` or ``file_path``, exactly one) as markdown, from chunk
-        ``from_chunk`` on, as much as fits RAG_MAX_RESPONSE_TOKENS (``nextChunk`` says
-        where to read on); with ``page`` or ``slide``, only that page's or slide's chunks."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
         self._check()
-        from minirag_store.reading import read_source
-
         return read_source(
             self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
         )
