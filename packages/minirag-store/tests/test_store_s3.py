@@ -492,6 +492,35 @@ def test_store_outage_mid_sync_fails_cleanly_and_a_rerun_completes(s3: S3, remot
         after.close()
 
 
+def test_watch_on_an_object_store_index_polls_and_status_says_so(remote) -> None:
+    """An index on object storage is shared with other machines, whose edits no
+    notification here reports: the watcher polls, status says so and why, and a file
+    added meanwhile is found once a poll has run."""
+    env, root = remote
+    _files(root, 2)
+    index = Index.open({**env, "RAG_WATCH_POLL_SECONDS": "1"})
+    try:
+        index.start_watching()
+        deadline = time.monotonic() + 120
+        while index.status().get("watchMode") != "poll" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        status = index.status()
+        assert (status["watch"], status["watchMode"]) == ("on", "poll")
+        assert "object storage" in status["watchNote"]
+        owls = root / "owls.md"
+        owls.write_text("# Owls\n\nBarn owls hunt voles at night over the meadow.\n", "utf-8")
+        while time.monotonic() < deadline:
+            hits = index.query("which birds hunt voles at night", top_k=1)["results"]
+            if hits and hits[0]["source"] == str(owls):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the polled change was never searchable")
+    finally:
+        index.close()
+    assert index.status()["watchMode"] == "off"
+
+
 def test_a_creation_marker_left_by_a_dead_process_is_taken_over(s3: S3) -> None:
     import obstore
     from minirag_store.index import creation

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
@@ -223,13 +223,22 @@ def read(
         int,
         typer.Option(help="Start at this chunk (the next chunk a shortened read names)."),
     ] = FIRST_CHUNK_INDEX,
+    page: Annotated[
+        int | None,
+        typer.Option(help=f"Only this page of a PDF (from {FIRST_PAGE}; a hit's p. N)."),
+    ] = None,
+    slide: Annotated[
+        int | None, typer.Option(help="Only this slide of a deck (a hit's slide N).")
+    ] = None,
     *,
     shared: Shared,
 ) -> None:
-    """Print an indexed document back as Markdown (as much as RAG_MAX_RESPONSE_TOKENS
-    allows; a warning on stderr says how to read on)."""
+    """Print an indexed document (or one page or slide of it) back as Markdown (as much as
+    RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
     with shared.open_index() as index:
-        result = index.read_file(source, file_path=_file_path(path), from_chunk=from_chunk)
+        result = index.read_file(
+            source, file_path=_file_path(path), from_chunk=from_chunk, page=page, slide=slide
+        )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
         warn(render.read_on(result, path, source))

@@ -25,6 +25,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from minirag_store.locators import add_places
 from minirag_store.results import (
     QueryResult,
     QueryTrimmed,
@@ -87,7 +88,7 @@ def _plan(result: QueryResult) -> list[tuple[str, Any]]:
     return [("parent", p) for p in parents] + [("hit", i) for i in range(len(hits) - 1, 0, -1)]
 
 
-def _query_notice(trimmed: QueryTrimmed) -> str:
+def _query_notice(trimmed: QueryTrimmed, paged: bool) -> str:
     left: list[str] = []
     if n := len(trimmed["parents"]):
         left.append(f"{n} parent section{'s' if n != 1 else ''} of hits shown (trimmed.parents)")
@@ -100,8 +101,19 @@ def _query_notice(trimmed: QueryTrimmed) -> str:
         f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out "
         f"{', '.join(left)}. read_chunk_neighbors with a hit's source and chunkIndex reads "
         "it whole with the text around it (before/after for more), a left-out hit too; "
-        "read_file reads a whole document; a smaller topK or a scope asks for less."
+        "read_file reads a whole document"
+        + (", or with a hit's page (slide) one page of it (slide of a deck)" if paged else "")
+        + "; a smaller topK or a scope asks for less."
     )
+
+
+def _paged(hits: Sequence[SearchHit] | Sequence[TrimmedHit]) -> bool:
+    """Whether some of ``hits`` is on a page or slide (read_file can read just that)."""
+    for hit in hits:
+        where: Mapping[str, Any] = hit.get("locator", hit)  # type: ignore[assignment]
+        if "page" in where or "slide" in where:
+            return True
+    return False
 
 
 def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[SourceSummary]:
@@ -109,16 +121,15 @@ def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[Sou
     counts: dict[str, int] = {}
     for hit in kept:
         counts[hit["source"]] = counts.get(hit["source"], 0) + 1
-    return [
-        SourceSummary(
-            source=s["source"],
-            title=s["title"],
-            hits=counts[s["source"]],
-            displayPath=s["displayPath"],
-        )
-        for s in before
-        if s["source"] in counts
-    ]
+    out: list[SourceSummary] = []
+    for s in before:
+        if s["source"] in counts:
+            entry: SourceSummary = {**s, "hits": counts[s["source"]]}
+            entry.pop("pages", None)
+            entry.pop("slides", None)
+            out.append(entry)
+    add_places(out, kept)  # the pages and slides of the hits still shown
+    return out
 
 
 def _trimmed_query(
@@ -136,10 +147,7 @@ def _trimmed_query(
     trimmed: QueryTrimmed = {
         "maxTokens": budget,
         "parents": list(dict.fromkeys(p for p in orphans if p is not None)),
-        "hits": [
-            TrimmedHit(source=hits[i]["source"], chunkIndex=hits[i]["chunkIndex"])
-            for i in dropped[:NAMED_HITS]
-        ],
+        "hits": [_trimmed_hit(hits[i]) for i in dropped[:NAMED_HITS]],
         "hitsLeftOut": len(dropped),
         "hitTextCut": False,
     }
@@ -148,8 +156,17 @@ def _trimmed_query(
         "sources": _sources(kept, result["sources"]),
         "parents": {p: t for p, t in result["parents"].items() if p not in gone},
     }
-    out["notice"] = _query_notice(trimmed)
+    out["notice"] = _query_notice(trimmed, _paged(hits))
     out["trimmed"] = trimmed
+    return out
+
+
+def _trimmed_hit(hit: SearchHit) -> TrimmedHit:
+    """A left-out hit as named in ``trimmed.hits``: where to read it."""
+    out = TrimmedHit(source=hit["source"], chunkIndex=hit["chunkIndex"])
+    for place in ("page", "slide"):
+        if place in hit["locator"]:
+            out[place] = hit["locator"][place]  # type: ignore[literal-required]
     return out
 
 
@@ -226,7 +243,7 @@ def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResul
         return {
             **result,
             "results": [{**top, "text": text}],
-            "notice": _query_notice(trimmed),
+            "notice": _query_notice(trimmed, _paged(result["results"]) or _paged(trimmed["hits"])),
             "trimmed": trimmed,
         }
 
@@ -249,14 +266,16 @@ def _longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
 
 
 # ------------------------------------------------------------------------------- read
-def _read_notice(result: ReadResult, first: int, stop: int, budget: int, cut: bool) -> str:
+def _read_notice(
+    result: ReadResult, first: int, stop: int, *, budget: int, cut: bool, end: int, place: str
+) -> str:
     shown = f"chunk {first}" if stop - first == 1 else f"chunks {first}-{stop - 1}"
     text = (
         f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({budget}): the text holds {shown} of "
         f"chunks 0-{result['chunkCount'] - 1}."
     )
-    if stop < result["chunkCount"]:
-        text += f" Read on with read_file and fromChunk={stop} (nextChunk)."
+    if stop < end:
+        text += f" Read on with read_file{place} and fromChunk={stop} (nextChunk)."
     if cut:
         text += (
             f" Chunk {first} alone did not fit and its text was cut: read_chunk_neighbors "
@@ -273,12 +292,14 @@ def fit_read(
     first: int,
     budget: int,
     count: Counter,
+    place: str = "",
 ) -> ReadResult:
     """The read answer holding as many chunks from ``first`` on as fit ``budget``.
 
     ``bodies[i]`` is chunk ``first + i``'s own text; ``text_of(stop)`` is the markdown of
     chunks ``first .. stop - 1``. When not all fit, ``nextChunk`` and ``notice`` say
-    where the rest starts; at least one chunk is returned, cut if need be.
+    where the rest starts; at least one chunk is returned, cut if need be. ``place``
+    (``", page=3"``): the page or slide being read, which reading on names too.
     """
     end = first + len(bodies)
 
@@ -287,7 +308,9 @@ def fit_read(
         if stop < end:
             out["nextChunk"] = stop
         if stop < end or cut:
-            out["notice"] = _read_notice(base, first, stop, budget, cut)
+            out["notice"] = _read_notice(
+                base, first, stop, budget=budget, cut=cut, end=end, place=place
+            )
         return out
 
     whole = page(end)

@@ -25,6 +25,7 @@ from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
+from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -386,14 +387,14 @@ class Index:
         *,
         file_path: str | None = None,
         from_chunk: int = FIRST_CHUNK_INDEX,
+        page: int | None = None,
+        slide: int | None = None,
     ) -> ReadResult:
-        """A document (by ``source`` or ``file_path``, exactly one) as markdown, from chunk
-        ``from_chunk`` on, as much as fits RAG_MAX_RESPONSE_TOKENS (``nextChunk`` says
-        where to read on)."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
         self._check()
-        from minirag_store.reading import read_source
-
-        return read_source(self, source, file_path=file_path, from_chunk=from_chunk)
+        return read_source(
+            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+        )
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""
@@ -444,7 +445,5 @@ def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None."""
     from minirag_store.index.table import ChunkTable
 
-    ann = settings_for(config, resident=resident)
-    return ChunkTable.open_existing(
-        config.db_uri, config.model_name, config.storage_options, ann=ann
-    )
+    db, ann = config.db_uri, settings_for(config, resident=resident)
+    return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
 from minirag_store.index.keywords import normalize_query
 from minirag_store.index.schema import scope_filter
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
+from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,7 +104,8 @@ class Searcher:
                 ready = not settings.resident or (
                     trained is not None and self._tbl.count_rows() >= settings.min_chunks
                 )
-                path = AnnSearch(self._tbl, settings, ROW_COLUMNS, trained or 0) if ready else None
+                columns = hit_columns(self._tbl)
+                path = AnnSearch(self._tbl, settings, columns, trained or 0) if ready else None
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back
                 held = (current, path)

@@ -38,11 +38,12 @@ from minirag_store.index.fragments import arrow_rows, commit_replace
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
-    META_COLUMNS,
     TABLE_NAME,
     check_model,
     has_primary_key,
     in_sources,
+    meta_projection,
+    missing_columns,
     schema,
     sql_str,
     stored_model,
@@ -50,7 +51,7 @@ from minirag_store.index.schema import (
 from minirag_store.index.searcher import Searcher
 from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.summary import IndexSummary, SourceMeta
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot
+from minirag_store.index.vectors import VectorSnapshot, hit_columns
 
 Ann = AnnSettings | None
 
@@ -202,6 +203,7 @@ class ChunkTable:
         if not rows:
             self.delete_sources(unique)
             return
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
         data = self._arrow(rows, vectors)
         scope = in_sources(unique)
 
@@ -223,6 +225,7 @@ class ChunkTable:
         """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
         dataset's URI, its storage options and the table's schema (model metadata and
         field ids included)."""
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
         return self._tbl.to_lance().uri, dict(self._options), self._tbl.schema
 
     def replace_with_fragments(self, sources: Sequence[str], fragments: Sequence[Any]) -> None:
@@ -263,9 +266,9 @@ class ChunkTable:
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
-    def _rows(self, where: str | None, columns: Sequence[str]) -> list[dict[str, Any]]:
+    def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> list[dict[str, Any]]:
         with self._rw.shared():
-            query = self._tbl.search().select(list(columns)).limit(_ALL)
+            query = self._tbl.search().select(columns).limit(_ALL)
             if where:
                 query = query.where(where)
             return query.to_arrow().to_pylist()
@@ -282,8 +285,8 @@ class ChunkTable:
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
             self._summary = cached
             return cached
-        has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
-        rows = self._rows(None, [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])])
+        has_kw = kwcol.VERSION_COLUMN in (names := self._tbl.schema.names)
+        rows = self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN]))
         fresh = summary.summarize(
             rows,
             version=version,
@@ -328,7 +331,7 @@ class ChunkTable:
             where += f" AND chunk_index >= {int(first)}"
         if last is not None:
             where += f" AND chunk_index <= {int(last)}"
-        rows = self._rows(where, ROW_COLUMNS)
+        rows = self._rows(where, hit_columns(self._tbl))
         return sorted(rows, key=lambda r: r["chunk_index"])
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:

@@ -9,6 +9,7 @@ import logging
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
@@ -149,3 +150,22 @@ def retry_conflicts(action: Callable[[], None], *, give_up: str | None) -> bool:
                 raise
             time.sleep(0.2 * (attempt + 1))
     return False
+
+
+def add_missing_columns(
+    table: Any,
+    missing: Callable[[Any], dict[str, str]],
+    writing: Callable[[], AbstractContextManager[None]],
+) -> None:
+    """Before a write: add the columns an index made by an older version lacks, as
+    ``missing(table)`` names them with the SQL filling them (NULL: "not recorded"; for
+    the locator, the next sync then re-reads those sources), under ``writing()``. Asked
+    again on each try: another process may have added them meanwhile."""
+
+    def add() -> None:
+        if columns := missing(table):
+            table.add_columns(columns)
+
+    if missing(table):
+        with writing():
+            retry_conflicts(add, give_up=None)

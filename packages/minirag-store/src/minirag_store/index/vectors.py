@@ -25,17 +25,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.index.schema import LOCATOR
 from minirag_store.paths import scope_matches
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-__all__ = ["ROW_COLUMNS", "VectorSnapshot", "cosines", "load_snapshot", "unit_rows"]
+__all__ = [
+    "ROW_COLUMNS",
+    "VectorSnapshot",
+    "cosines",
+    "hit_columns",
+    "load_snapshot",
+    "unit_rows",
+]
 
 #: The columns a snapshot holds besides the vector: everything a search hit needs.
 ROW_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
 ROW_COLUMNS += ["parent_id", "mtime", "size"]  # what the file was when indexed: hits' `stale`
+
+
+def hit_columns(table: Any) -> list[str]:
+    """:data:`ROW_COLUMNS`, and the locator when the table has it (an index made before
+    locators is searched as it is until a write adds the column)."""
+    return [*ROW_COLUMNS, LOCATOR] if LOCATOR in table.schema.names else list(ROW_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -133,9 +147,10 @@ def load_snapshot(
         snapshot = _reload(table, version, dim, limit, previous)
         if snapshot is not None:
             return snapshot
-    data = table.search().with_row_id(True).select([*ROW_COLUMNS, "vector"]).limit(limit)
+    columns = hit_columns(table)
+    data = table.search().with_row_id(True).select([*columns, "vector"]).limit(limit)
     data = data.to_arrow()
-    return _build(version, data.select(ROW_COLUMNS), _matrix(data, dim), _row_ids(data))
+    return _build(version, data.select(columns), _matrix(data, dim), _row_ids(data))
 
 
 def _reload(
@@ -146,6 +161,9 @@ def _reload(
     import numpy as np
     import pyarrow as pa
 
+    hit = hit_columns(table)
+    if previous.columns.column_names != hit:
+        return None  # a column was added since: read every row with it
     scan = table.search().with_row_id(True).select(["chunk_index"]).limit(limit).to_arrow()
     now = _row_ids(scan)
     kept = np.isin(now, previous.row_ids)
@@ -157,11 +175,11 @@ def _reload(
     columns = previous.columns.take(pa.array(at))
     matrix, row_ids = previous.matrix[at], now[kept]
     if len(wanted):
-        fresh = table.take_row_ids(wanted.tolist()).with_row_id().select([*ROW_COLUMNS, "vector"])
+        fresh = table.take_row_ids(wanted.tolist()).with_row_id().select([*hit, "vector"])
         fresh = fresh.to_arrow()
         if fresh.num_rows != len(wanted):
             return None
-        columns = pa.concat_tables([columns, fresh.select(ROW_COLUMNS).cast(columns.schema)])
+        columns = pa.concat_tables([columns, fresh.select(hit).cast(columns.schema)])
         matrix = np.vstack([matrix, _matrix(fresh, dim)])
         row_ids = np.concatenate([row_ids, _row_ids(fresh)])
     return _build(version, columns, matrix, row_ids)

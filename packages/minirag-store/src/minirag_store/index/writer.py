@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.index.locate import locate
 from minirag_store.index.readable import readable, readable_pieces
 from minirag_store.index.schema import parent_key
+from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,6 +76,7 @@ class Document:
     size: int = 0
     ocr_engine: str = ""
     seed_title: bool = True
+    marks: tuple[tuple[int, dict[str, Any]], ...] = ()  # where pages/slides/rows start
 
 
 @dataclass
@@ -218,6 +221,7 @@ def document_rows(
         budget=budget,
         title=doc.title if doc.seed_title and doc.title else None,
     )
+    locators = locate(doc.markdown, doc.marks, chunked)
     rows = [
         {
             "source": doc.source,
@@ -232,8 +236,9 @@ def document_rows(
             "size": int(doc.size),
             "ocr_engine": doc.ocr_engine,
             "scheme_version": SCHEME_VERSION,
+            "locator": encode_locator(locator),
         }
-        for unit in chunked.units
+        for unit, locator in zip(chunked.units, locators, strict=True)
     ]
     return rows, embed_texts(chunked.units)
 

@@ -84,6 +84,7 @@ def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
         size=parsed.size,
         ocr_engine=parsed.ocr_engine,
         seed_title=bool(parsed.title),
+        marks=parsed.marks,
     )
 
 
@@ -331,6 +332,7 @@ def ingest_url(
         markdown=converted.markdown,
         title=converted.title or "",
         ocr_engine=converted.ocr_engine,
+        marks=converted.marks,
     )
     return _write_one(index, _document(parsed, "url"), "url")
 
@@ -388,4 +390,4 @@ def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | 
         converted = convert_file(path, index.config)
     # The temp name says nothing; an explicit title wins, else the document's own.
     chosen = title or (converted.title if converted.title != "download" else None)
-    return Converted(converted.markdown, chosen, converted.ocr_engine)
+    return Converted(converted.markdown, chosen, converted.ocr_engine, converted.marks)

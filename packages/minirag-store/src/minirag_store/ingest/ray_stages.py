@@ -33,7 +33,7 @@ __all__ = ["PARSED_COLUMNS", "EmbedWriter", "parse_batch"]
 #: The columns :func:`parse_batch` hands to :class:`EmbedWriter` (a :class:`Parsed`'s fields).
 PARSED_COLUMNS = (
     "source", "size", "mtime", "file_hash", "unchanged", "markdown", "title", "ocr_engine",
-    "error",
+    "error", "marks",
 )  # fmt: skip
 
 
@@ -46,6 +46,8 @@ def parse_batch(batch: dict[str, Any], config: Config) -> dict[str, list[Any]]:
         parsed = parse_one(ParseTask(str(source), str(path), str(known) or None), config)
         for name in PARSED_COLUMNS:
             value = getattr(parsed, name)
+            if name == "marks":  # (offset, place) pairs: one JSON string, an Arrow-friendly cell
+                value = json.dumps(value)
             out[name].append("" if value is None else value)
     return out
 
@@ -61,6 +63,7 @@ def _parsed(batch: dict[str, Any], i: int) -> Parsed:
         title=str(batch["title"][i]),
         ocr_engine=str(batch["ocr_engine"][i]),
         error=str(batch["error"][i]) or None,
+        marks=tuple((int(o), dict(p)) for o, p in json.loads(str(batch["marks"][i]) or "[]")),
     )
 
 
