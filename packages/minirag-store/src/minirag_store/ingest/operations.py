@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
 
 __all__ = [
+    "document_of",
     "idle_seconds",
     "ingest_data",
     "ingest_file",
@@ -71,7 +72,8 @@ def report_progress(
         progress(Progress(job.done, job.total, current, job.counts()))
 
 
-def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
+def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
+    """What the writer takes of a parsed file (the local and the Ray sync alike)."""
     from minirag_store.index.writer import Document
 
     return Document(
@@ -125,7 +127,7 @@ def write_parsed(
                 report_progress(job, progress, item.source)
             else:
                 outstanding[item.source] = None
-                yield _document(item)
+                yield document_of(item)
             if job.cancel_requested:
                 return
 
@@ -196,7 +198,7 @@ def ingest_file(index: Index, path: str) -> IngestResult:
         raise ConversionError(f"{source}: {oversized_message(size, index.config.max_file_size)}")
     converted = convert_file(target, index.config)
     parsed = Parsed.of(source, file_digest(target), converted)
-    return _write_one(index, _document(parsed), "file")
+    return _write_one(index, document_of(parsed), "file")
 
 
 def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
@@ -306,7 +308,7 @@ def ingest_data(
         markdown=converted.markdown,
         title=converted.title or "",
     )
-    return _write_one(index, _document(parsed, "data"), "data")
+    return _write_one(index, document_of(parsed, "data"), "data")
 
 
 def ingest_url(
@@ -334,7 +336,7 @@ def ingest_url(
         ocr_engine=converted.ocr_engine,
         marks=converted.marks,
     )
-    return _write_one(index, _document(parsed, "url"), "url")
+    return _write_one(index, document_of(parsed, "url"), "url")
 
 
 _TEXT_TYPES: dict[str, str] = {

@@ -86,7 +86,7 @@ class EmbedWriter:
         "[]" when no rows) and ``outcomes`` (JSON list, one per file)."""
         from minirag_store.index.fragments import arrow_rows, write_fragments
         from minirag_store.index.writer import document_rows
-        from minirag_store.ingest.operations import _document
+        from minirag_store.ingest.operations import document_of
 
         outcomes: list[dict[str, Any]] = []
         rows: list[dict[str, Any]] = []
@@ -100,7 +100,7 @@ class EmbedWriter:
             if parsed.error is None and not parsed.unchanged:
                 try:
                     doc_rows, doc_texts = document_rows(
-                        _document(parsed), self._embedder.count_tokens,
+                        document_of(parsed), self._embedder.count_tokens,
                         self._config.chunk_token_budget,
                     )  # fmt: skip
                 except Exception as e:  # as the local writer: this file failed, the rest go on
