@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import in_values
+from minirag_store.index.schema import ALL_ROWS, in_values
 from minirag_store.index.vectors import cosines, unit_rows
 
 if TYPE_CHECKING:
@@ -225,4 +225,4 @@ class AnnSearch:
 
     def _read(self, where: str, columns: list[str], limit: int | None) -> list[dict[str, Any]]:
         query = self._tbl.search().where(where).select(columns)
-        return query.limit(limit if limit is not None else 2**31 - 1).to_arrow().to_pylist()
+        return query.limit(limit if limit is not None else ALL_ROWS).to_arrow().to_pylist()

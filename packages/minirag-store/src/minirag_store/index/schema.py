@@ -66,6 +66,10 @@ def _key(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
 
 
+#: The limit of a read meant to return every matching row: LanceDB's plain queries
+#: return 10 rows unless given a limit.
+ALL_ROWS = 2**31 - 1
+
 #: Lance's field metadata naming the (unenforced) primary key its merge_insert checks.
 _PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
 

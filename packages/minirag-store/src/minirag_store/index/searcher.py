@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
 from minirag_store.index.keywords import normalize_query
-from minirag_store.index.schema import scope_filter
+from minirag_store.index.schema import ALL_ROWS, scope_filter
 from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Searcher"]
 
-_ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 #: How long a looked-up latest table version is trusted before asking LanceDB again.
 _VERSION_FRESH_S = 0.25
 
@@ -120,7 +119,7 @@ class Searcher:
             with self._lock:
                 snap = self._snap
                 if snap is None or snap.version < current:
-                    snap = load_snapshot(self._tbl, current, self._dim, _ALL, snap)
+                    snap = load_snapshot(self._tbl, current, self._dim, ALL_ROWS, snap)
                     self._snap = snap
         return snap
 

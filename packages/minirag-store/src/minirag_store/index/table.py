@@ -38,6 +38,7 @@ from minirag_store.index.fragments import arrow_rows, commit_replace
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
+    ALL_ROWS,
     TABLE_NAME,
     check_model,
     has_primary_key,
@@ -60,8 +61,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["ChunkTable", "SourceMeta"]
-
-_ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 
 
 class ChunkTable:
@@ -268,7 +267,7 @@ class ChunkTable:
     # -------------------------------------------------------------------- reads
     def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> list[dict[str, Any]]:
         with self._rw.shared():
-            query = self._tbl.search().select(columns).limit(_ALL)
+            query = self._tbl.search().select(columns).limit(ALL_ROWS)
             if where:
                 query = query.where(where)
             return query.to_arrow().to_pylist()
