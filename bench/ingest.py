@@ -18,6 +18,7 @@ sync over embedding alone, in wall time and in CPU (this process + its parse wor
 ``bench/results/ingest.json``.
 
     uv run python bench/ingest.py [--limit 5183] [--noop-files 10000] [--skip-mixed]
+    uv run python bench/ingest.py --ray --limit 300    # local vs Ray: bench/ingest_ray.py
 """
 
 from __future__ import annotations
@@ -323,7 +324,14 @@ def main() -> None:
     parser.add_argument("--noop-files", type=int, default=10_000)
     parser.add_argument("--skip-mixed", action="store_true")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where the figures go")
+    ray_help = "local vs Ray sync instead (bench/ingest_ray.py; --limit documents)"
+    parser.add_argument("--ray", action="store_true", help=ray_help)
     args = parser.parse_args()
+    if args.ray:
+        from ingest_ray import main as ray_main
+
+        ray_main(args.limit)
+        return
 
     meta = provenance()
     rows: list[Row] = []

@@ -129,7 +129,7 @@ def reindex(index: Index) -> None:
     table = index.table()
     rows = table._rows(None, ["source", "source_type", "title", "chunk_index", "text",
                               "body_start", "parent_id", "file_hash", "mtime", "size",
-                              "ocr_engine", "scheme_version", "vector"])  # fmt: skip
+                              "ocr_engine", "scheme_version", "locator", "vector"])  # fmt: skip
     by_source: dict[str, list[dict]] = {}
     for row in rows:
         by_source.setdefault(row["source"], []).append(row)

@@ -23,6 +23,7 @@ def _hit(source: str, index: int, text: str, score: float, distance: float | Non
         "score": score,
         "distance": distance,
         "parentId": None,
+        "locator": {},
     }
 
 

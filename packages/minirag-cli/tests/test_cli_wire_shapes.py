@@ -107,6 +107,7 @@ def test_query(indexed, invoke):
                     "score": "number",
                     "distance": "number",
                     "parentId": "string",
+                    "locator": {"headingPath": "string"},
                 }
             ],
             "sources": [

@@ -17,7 +17,7 @@ ARGS = {
     "ingest_url": {"url", "source", "title"},
     "query_documents": {"query", "topK", "scope"},
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
-    "read_file": {"filePath", "source", "fromChunk"},
+    "read_file": {"filePath", "source", "fromChunk", "page", "slide"},
     "list_files": {"scope"},
     "delete_file": {"filePath", "source"},
     "status": set(),

@@ -17,8 +17,9 @@ import pytest
 from fastmcp import Client
 from mcp_testlib import RawServer, structured
 from minirag_mcp.instructions import INSTRUCTIONS
+from minirag_mcp.readiness import warm_up_in_background
 from minirag_mcp.schemas import inline_refs
-from minirag_mcp.server import create_server, warm_up_in_background
+from minirag_mcp.server import create_server
 from minirag_store import Index
 
 #: Holds ``import onnxruntime`` (the model load, which only the warm-up does before a

@@ -97,7 +97,18 @@ async def test_query_documents(synced):
                     "score": "number",
                     "distance": "number",
                     "parentId": "string",
-                }
+                    "locator": {"headingPath": "string"},
+                },
+                {
+                    "text": "string",
+                    "source": "string",
+                    "title": "string",
+                    "chunkIndex": "number",
+                    "score": "number",
+                    "distance": "number",
+                    "parentId": "string",
+                    "locator": {},
+                },
             ],
             "sources": [
                 {"source": "string", "title": "string", "hits": "number", "displayPath": "string"}

@@ -39,6 +39,7 @@ def chunk_rows(
             "size": 10,
             "ocr_engine": "",
             "scheme_version": scheme,
+            "locator": "{}",
         }
         for i, text in enumerate(texts)
     ]

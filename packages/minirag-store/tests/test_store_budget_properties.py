@@ -34,9 +34,10 @@ def answers(draw):
         if parent is not None:
             parents[parent] = draw(texts(0, 4000))
         text = draw(texts(1, draw(st.sampled_from([400, 8000])) if rank == 0 else 400))
+        locator = draw(st.sampled_from([{}, {"page": rank + 1}, {"slide": 3, "slides": [3, 4]}]))
         hits.append({
             "text": text, "source": source, "title": "T", "chunkIndex": rank,
-            "score": 1.0 / (rank + 1), "distance": None, "parentId": parent,
+            "score": 1.0 / (rank + 1), "distance": None, "parentId": parent, "locator": locator,
         })  # fmt: skip
     summary = {}
     for hit in hits:
@@ -69,6 +70,11 @@ def test_a_fitted_query_answer_fits_and_keeps_the_ranking(result, budget):
         assert all(k == h for k, h in zip(kept, hits, strict=False))
     assert set(fitted["parents"]) <= set(result["parents"])
     assert sum(s["hits"] for s in fitted["sources"]) == len(kept)
+    for left in trimmed["hits"]:  # a left-out hit on a page says which one to read
+        original = next(h for h in hits if h["chunkIndex"] == left["chunkIndex"])
+        assert left.get("page") == original["locator"].get("page")
+    if any(h["locator"] for h in hits):
+        assert "page (slide)" in fitted["notice"]
 
 
 @given(st.lists(texts(1, 5000), min_size=1, max_size=30), st.integers(0, 29))
@@ -106,7 +112,7 @@ def test_read_pages_fit_and_join_into_the_document(bodies, start):
 def test_a_top_hit_longer_than_the_budget_is_cut_to_a_prefix_that_fits():
     hits = [
         {"text": f"word{i} " * 2000, "source": f"/d/{i}.md", "title": "T", "chunkIndex": i,
-         "score": 1.0, "distance": 0.1, "parentId": f"p{i}"}
+         "score": 1.0, "distance": 0.1, "parentId": f"p{i}", "locator": {}}
         for i in range(3)
     ]  # fmt: skip
     sources = [{"source": h["source"], "title": "T", "hits": 1, "displayPath": "x"} for h in hits]

@@ -105,11 +105,16 @@ def test_ocr_pages_are_anchored_in_output_without_page_breaks() -> None:
     )
     layers = ["Region Sales North 10", "", "3 Summary of the year 2024", ""]
     recognised = {1: "SCANNED PAGE TWO", 3: "SCANNED PAGE FOUR"}
-    merged = anchor_pages(markdown, layers, recognised)
-    assert merged is not None
+    pages = anchor_pages(markdown, layers, recognised)
+    assert pages is not None
+    merged = "".join(text for _, text in pages)
     order = ["| North | 10 |", "SCANNED PAGE TWO", "| Summary of |", "SCANNED PAGE FOUR"]
     positions = [merged.index(part) for part in order]
     assert positions == sorted(positions)
+    # each piece keeps its page: the text pages found by their first words, OCR in place
+    numbered = [(page, text.strip()) for page, text in pages if text.strip()]
+    assert [page for page, _ in numbered] == [0, 1, 2, 3]
+    assert numbered[2][1].startswith("| Summary of |")
     assert anchor_pages(markdown, ["x", "", "words that are not there"], {1: "T"}) is None
 
 
@@ -287,3 +292,33 @@ def test_rotated_scans_are_read_upright_by_tesseract(
     result = convert_file(path, make_config(tmp_path))
     assert result.ocr_engine == "tesseract"
     assert "Docling bundles PDF document conversion" in " ".join(result.markdown.split())
+
+
+def test_a_scanned_page_keeps_its_page_through_ocr_to_the_hit(
+    mixed_pdf: Path, tmp_path: Path, model_env: dict[str, str]
+) -> None:
+    """Text page 1, scanned page 2, text page 3: the OCR text is found on page 2, and
+    read_file with page 2 gives it back (without the text pages around it)."""
+    from minirag_store import Index
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    target = root / "mixed.pdf"
+    target.write_bytes(mixed_pdf.read_bytes())
+    env = {**model_env, "BASE_DIR": str(root), "DB_PATH": str(tmp_path / "db")}
+    # small chunks, so no chunk holds more than one of these short pages
+    index = Index.open({**env, "RAG_OCR_LANG": "en", "CHUNK_TOKEN_BUDGET": "16"})
+    try:
+        assert index.ingest_file(str(target))["ocrEngine"] == "rapidocr"
+        hits = index.query("quarterly sales report northern region", top_k=3)["results"]
+        scanned = next(h for h in hits if "Quarterly" in h["text"])
+        assert scanned["locator"]["page"] == 2
+        text_hit = next(
+            h for h in index.query(CHARLIE, top_k=3)["results"] if "Charlie" in h["text"]
+        )
+        assert text_hit["locator"]["page"] == 3
+        page = index.read_file(file_path=str(target), page=2)["text"]
+        assert "Quarterly sales report" in page
+        assert "Alpha text page" not in page and "Charlie closing" not in page
+    finally:
+        index.close()

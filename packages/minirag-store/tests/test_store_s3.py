@@ -386,15 +386,8 @@ def test_killed_lease_holder_is_taken_over_after_the_timeout(s3: S3, remote) -> 
 # ------------------------------------------------------------- concurrent writers
 def test_two_concurrent_single_file_writers_lose_and_duplicate_nothing(s3: S3, remote) -> None:
     env, _ = remote
-    # The index exists before the two writers start: two processes creating a brand-new
-    # index at the same instant is a separate, known race (one creation overwrites the
-    # other's table), not what this test is about.
-    seeding = Index.open(env)
-    try:
-        seeding.ingest_data("A seed row, deleted again.", "seed", "text")
-        seeding.delete_file(source="seed")
-    finally:
-        seeding.close()
+    # Both start on a brand-new index: creating its table at the same instant is part of
+    # the race (creation.py).
     start_at = str(time.time() + 8)  # both processes load first, then write at once
     rounds = "8"
     procs = [
@@ -497,3 +490,53 @@ def test_store_outage_mid_sync_fails_cleanly_and_a_rerun_completes(s3: S3, remot
         ]
     finally:
         after.close()
+
+
+def test_watch_on_an_object_store_index_polls_and_status_says_so(remote) -> None:
+    """An index on object storage is shared with other machines, whose edits no
+    notification here reports: the watcher polls, status says so and why, and a file
+    added meanwhile is found once a poll has run."""
+    env, root = remote
+    _files(root, 2)
+    index = Index.open({**env, "RAG_WATCH_POLL_SECONDS": "1"})
+    try:
+        index.start_watching()
+        deadline = time.monotonic() + 120
+        while index.status().get("watchMode") != "poll" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        status = index.status()
+        assert (status["watch"], status["watchMode"]) == ("on", "poll")
+        assert "object storage" in status["watchNote"]
+        owls = root / "owls.md"
+        owls.write_text("# Owls\n\nBarn owls hunt voles at night over the meadow.\n", "utf-8")
+        while time.monotonic() < deadline:
+            hits = index.query("which birds hunt voles at night", top_k=1)["results"]
+            if hits and hits[0]["source"] == str(owls):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the polled change was never searchable")
+    finally:
+        index.close()
+    assert index.status()["watchMode"] == "off"
+
+
+def test_a_creation_marker_left_by_a_dead_process_is_taken_over(s3: S3) -> None:
+    import obstore
+    from minirag_store.index import creation
+
+    uri = s3.uri("create")
+    options = json.loads(s3.storage_options())
+    store = creation.open_store(uri, options)
+    obstore.put(store, creation.CREATE_MARKER, b'{"pid": 1}', mode="create")  # its creator died
+    made: list[str] = []
+
+    def open_or_create() -> str:
+        made.append("created")
+        return "table"
+
+    later = time.time() + creation.STALE_MARKER_SECONDS + 1  # the marker is stale by then
+    got = creation._remotely(uri, options, open_or_create, lambda: None, clock=lambda: later)
+    assert (got, made) == ("table", ["created"])
+    with pytest.raises(FileNotFoundError):  # the taker removed it once done
+        obstore.head(store, creation.CREATE_MARKER)

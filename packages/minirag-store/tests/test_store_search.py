@@ -27,8 +27,13 @@ def test_result_shape_sources_and_parents(corpus_index):
     index, root = corpus_index
     result = index.query("supplier payment run", top_k=5)
     hit = result["results"][0]
-    assert set(hit) == {"text", "source", "title", "chunkIndex", "score", "distance", "parentId"}
+    assert set(hit) == {
+        "text", "source", "title", "chunkIndex", "score", "distance", "parentId", "locator",
+    }  # fmt: skip
     assert hit["source"] == str(root / "en/invoices.md")
+    # a markdown file has no pages: where the hit is, is its heading path
+    assert set(hit["locator"]) == {"headingPath"}
+    assert hit["locator"]["headingPath"].startswith("Accounts payable")
     assert hit["title"] == "Accounts payable"
     summary = result["sources"][0]
     assert summary == {

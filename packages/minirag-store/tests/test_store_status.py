@@ -36,7 +36,7 @@ def _older_scheme_row(index, source: str, source_type: str) -> tuple[dict, np.nd
         "text": "old text", "body_start": 0, "parent_id": parent_key(source, 0),
         "file_hash": meta.file_hash if meta else "", "mtime": meta.mtime if meta else 0.0,
         "size": meta.size if meta else 0, "ocr_engine": "",
-        "scheme_version": SCHEME_VERSION - 1,
+        "scheme_version": SCHEME_VERSION - 1, "locator": "{}",
     }  # fmt: skip
     return row, np.ones((1, 384)) / np.sqrt(384)
 

@@ -213,3 +213,53 @@ def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
         key = lambda hit: (-round(hit["_score"], 5), hit["id"])  # noqa: E731
         assert sorted(map(key, got)) == sorted(map(key, expected)), text
         assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
+
+
+def test_writers_starting_together_on_a_new_index_lose_no_row(tmp_path):
+    # Lance turns a create that lost the race for the table's first version into an
+    # overwrite, which emptied a table another writer had just written to (creation.py).
+    # Threads with their own connections race the same way processes do; the race is
+    # narrow, hence the rounds.
+    for trial in range(25):
+        where = tmp_path / f"db{trial}"
+        start = threading.Barrier(3)
+        errors: list[BaseException] = []
+
+        def writer(k: int, where=where, start=start, errors=errors) -> None:
+            try:
+                start.wait()
+                put(ChunkTable.open(where, "test-model", DIM), f"/d/{k}.md", [f"writer {k}"])
+            except BaseException as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        found = ChunkTable.open(where, "test-model", DIM).source_meta()
+        assert sorted(found) == ["/d/0.md", "/d/1.md", "/d/2.md"], f"round {trial}"
+
+
+def test_an_index_made_before_the_primary_key_gets_it_and_keeps_its_rows(tmp_path):
+    import lancedb
+    import pyarrow as pa
+    from minirag_store.index.schema import TABLE_NAME, has_primary_key, schema
+
+    current = ChunkTable.open(tmp_path / "now", "test-model", DIM)
+    put(current, "/d/a.md", ["alpha one", "alpha two", "alpha three"])
+    rows = lancedb.connect(tmp_path / "now").open_table(TABLE_NAME).to_arrow()
+    # the same table as an earlier version made it: `id` nullable, no primary key
+    new = schema(DIM, "test-model")
+    old = new.set(0, pa.field("id", pa.string()))
+    assert not has_primary_key(old)
+    lancedb.connect(tmp_path / "old").create_table(TABLE_NAME, rows.cast(old))
+
+    table = ChunkTable.open(tmp_path / "old", "test-model", DIM)
+    stored = lancedb.connect(tmp_path / "old").open_table(TABLE_NAME).schema
+    assert has_primary_key(stored) and not stored.field("id").nullable
+    assert table.chunk_count("/d/a.md") == 3
+    put(table, "/d/a.md", ["alpha one", "alpha two, edited"])  # replaced, not added to
+    assert table.chunk_count("/d/a.md") == 2
+    assert [h["text"] for h in table.source_chunks("/d/a.md")] == ["alpha one", "alpha two, edited"]

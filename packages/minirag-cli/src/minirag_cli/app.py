@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
@@ -128,12 +128,31 @@ def sync(
     path: Annotated[
         str | None, typer.Argument(help="Only this file or folder (default: all roots).")
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Parse, embed and write on Ray: the cluster of RAG_RAY_ADDRESS, else a local "
+            "Ray runtime using this machine's cores. Needs minirag-cli\\[ray].",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="--ray on this cluster (host:port, ray://host:port or auto). Overrides "
+            "RAG_RAY_ADDRESS.",
+            show_default=False,
+        ),
+    ] = None,
     *,
     shared: Shared,
 ) -> None:
     """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
-        job = index.sync(absolute(path) if path is not None else None, progress=cb)
+        where = ray_address or ("" if ray else None)  # "": RAG_RAY_ADDRESS or a local runtime
+        job = index.sync(absolute(path) if path is not None else None, progress=cb, ray=where)
     _finish_job(job, shared, "sync")
 
 
@@ -168,7 +187,8 @@ def query(
 ) -> None:
     """Hybrid search: meaning plus exact words (answered by a running minirag-mcp server
     for the same index and settings when there is one: it has the model warm)."""
-    with shared.open_index() as index:
+    # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
+    with shared.open_index(resident=False) as index:
         result = index.query(text, top_k=top_k, scope=resolve_scopes(scope), ask_server=True)
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):
@@ -203,13 +223,22 @@ def read(
         int,
         typer.Option(help="Start at this chunk (the next chunk a shortened read names)."),
     ] = FIRST_CHUNK_INDEX,
+    page: Annotated[
+        int | None,
+        typer.Option(help=f"Only this page of a PDF (from {FIRST_PAGE}; a hit's p. N)."),
+    ] = None,
+    slide: Annotated[
+        int | None, typer.Option(help="Only this slide of a deck (a hit's slide N).")
+    ] = None,
     *,
     shared: Shared,
 ) -> None:
-    """Print an indexed document back as Markdown (as much as RAG_MAX_RESPONSE_TOKENS
-    allows; a warning on stderr says how to read on)."""
+    """Print an indexed document (or one page or slide of it) back as Markdown (as much as
+    RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
     with shared.open_index() as index:
-        result = index.read_file(source, file_path=_file_path(path), from_chunk=from_chunk)
+        result = index.read_file(
+            source, file_path=_file_path(path), from_chunk=from_chunk, page=page, slide=slide
+        )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
         warn(render.read_on(result, path, source))

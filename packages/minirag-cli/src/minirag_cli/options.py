@@ -71,8 +71,9 @@ class Shared:
     json: bool = False
 
     @contextmanager
-    def open_index(self) -> Iterator[Index]:
-        """The store's Index for these options (a broken config does not raise here)."""
+    def open_index(self, *, resident: bool = True) -> Iterator[Index]:
+        """The store's Index for these options (a broken config does not raise here);
+        ``resident=False`` for a command that asks one question (``Index.open``)."""
         from minirag_store import Index
 
         index = Index.open(
@@ -83,6 +84,7 @@ class Shared:
             model_name=self.model_name,
             model_path=self.model_path,
             cwd=Path.cwd(),
+            resident=resident,
         )
         try:
             yield index

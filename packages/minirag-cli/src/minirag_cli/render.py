@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import typer
+from minirag_store.locators import describe
 
 from minirag_cli.highlight import query_terms, term_spans
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         NeighborsResult,
         QueryResult,
         ReadResult,
+        SourceSummary,
         WatchBatch,
     )
     from rich.console import Console
@@ -169,17 +171,31 @@ def show_query(result: QueryResult, query: str) -> None:
     for rank, hit in enumerate(result["results"], 1):
         distance = "" if hit["distance"] is None else f"  distance {hit['distance']:.3f}"
         out.print(f"{rank}. ", style="bold", end="")
+        place = describe(hit["locator"])
         out.print(f"{where.get(hit['source'], hit['source'])}", style="cyan", end="")
+        out.print(f" {place}" if place else "", style="cyan", end="")
         out.print(f"  #{hit['chunkIndex']}  {hit['title']}", style="bold", end="")
         out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
         out.print(_STALE if hit.get("stale") else "", style="yellow")
+        if heading := hit["locator"].get("headingPath"):
+            out.print(f"   § {heading}", style="dim")
         out.print(_passage(hit["text"], terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for s in result["sources"]:
         out.print(f"  {s['displayPath']}", style="cyan", end="")
-        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')})", end="")
+        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')}{_places(s)})", end="")
         out.print(_STALE if s.get("stale") else "", style="yellow")
+
+
+def _places(summary: SourceSummary) -> str:
+    """``; pp. 2, 5`` / ``; slides 3, 4``: where a source's hits are."""
+    out = ""
+    for key, one, many in (("pages", "p.", "pp."), ("slides", "slide", "slides")):
+        numbers: list[int] = summary.get(key, [])  # type: ignore[assignment]
+        if numbers:
+            out += f"; {one if len(numbers) == 1 else many} {', '.join(map(str, numbers))}"
+    return out
 
 
 def show_neighbors(result: NeighborsResult) -> None:
@@ -204,4 +220,7 @@ def read_on(result: ReadResult, path: str | None, source: str | None) -> str:
     if "nextChunk" not in result:
         return notice
     target = f"--source {shlex.quote(source)}" if source is not None else shlex.quote(path or "")
+    for place in ("page", "slide"):
+        if place in result:
+            target += f" --{place} {result[place]}"  # type: ignore[literal-required]
     return f"{notice} Here: minirag-cli read {target} --from-chunk {result['nextChunk']}"

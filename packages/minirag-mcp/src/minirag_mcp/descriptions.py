@@ -20,7 +20,7 @@ TITLES: dict[str, str] = {
     "ingest_url": "Fetch and index a web page",
     "query_documents": "Search documents",
     "read_chunk_neighbors": "Read around a search hit",
-    "read_file": "Read a whole document",
+    "read_file": "Read a document, or one page or slide of it",
     "list_files": "List documents",
     "delete_file": "Remove a document from the index",
     "status": "Index status",
@@ -60,9 +60,11 @@ Search the user's indexed documents (hybrid: meaning plus exact keywords). Call 
 before answering any question the documents could answer; query again with other \
 wording or exact terms when hits are thin.
 
-Gives back `results` (ranked hits: text, source, title, chunkIndex, score, parentId), \
-`sources` (the distinct documents in rank order, each with hits and displayPath) and \
-`parents` (parentId -> the full section a hit sits in). A hit's text is only the passage \
+Gives back `results` (ranked hits: text, source, title, chunkIndex, score, parentId, \
+locator: where in the document, e.g. page, slide, sheet and rows, headingPath), \
+`sources` (the distinct documents in rank order, each with hits, displayPath and the \
+pages or slides hit) and `parents` (parentId -> the full section a hit sits in). Cite \
+with displayPath and the locator (report.pdf p. 12). A hit's text is only the passage \
 that matched: answer from parents[parentId]. Use `sources` for "which documents cover \
 X". `notice` explains an empty answer when nothing could match (empty index, or a scope \
 nothing is under), or, with `trimmed`, what was left out to fit the response budget \
@@ -82,7 +84,8 @@ by filePath or source, plus the hit's chunkIndex.""",
 Read one indexed document back as Markdown, rebuilt from its chunks (repeated headings \
 and table headers appear once, where the document had them). A long document comes back \
 in parts that fit the response budget: when `nextChunk` is present the text stopped \
-there, and read_file with fromChunk=nextChunk returns what follows. Prefer \
+there, and read_file with fromChunk=nextChunk returns what follows. With page (a PDF) or \
+slide (a deck), from a hit's locator, only that page or slide comes back. Prefer \
 read_chunk_neighbors for the context of one hit.""",
     "list_files": """\
 List the files under the document roots with their index state, plus indexed data and \

@@ -1,13 +1,13 @@
 """Build and run the minirag MCP server over one :class:`minirag_store.Index`.
 
 The Index is created up front because opening it only reads the configuration (cheap,
-and never raises: a broken configuration becomes degraded mode). :func:`serve` then warms
-the index up in a background thread as the server starts (:meth:`Index.warm_up`: the
-embedding model, the table, the search snapshot), so the client's handshake and
-``tools/list`` are answered meanwhile and its first query finds everything loaded. A
-failed warm-up is logged; the first tool call that needs the failed part reports it.
-Unless ``RAG_WATCH=off``, the index also follows the files while it serves
-(:meth:`Index.start_watching`: a full sync, then the changes as they happen).
+and never raises: a broken configuration becomes degraded mode). :func:`serve` answers
+the client's handshake and ``tools/list`` first, then warms the index up in a background
+thread (:meth:`Index.warm_up`: the embedding model, the table, the search snapshot) so the
+first query finds everything loaded, and then, unless ``RAG_WATCH=off``, follows the
+files (:meth:`Index.start_watching`: a full sync, then the changes as they happen): see
+:mod:`minirag_mcp.readiness` for when. A failed warm-up is logged; the first tool call that
+needs the failed part reports it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,6 +26,7 @@ from minirag_store import Index
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
+from minirag_mcp.readiness import Readiness, ReadyAfterListing
 from minirag_mcp.tools import register_tools
 
 __all__ = ["create_server", "serve"]
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 def create_server(
     index: Index,
     *,
-    warm_up: bool = False,
+    readiness: Readiness | None = None,
     serving: Serving | None = None,
     http: HttpSettings | None = None,
 ) -> FastMCP:
@@ -46,7 +46,8 @@ def create_server(
     With a broken configuration the server still builds: ``status`` reports the error
     and every other tool fails with it. ``RAG_INSTRUCTIONS_APPEND`` (read by the config
     loader) is added to the instructions only when the configuration loaded.
-    ``warm_up``: start :func:`warm_up_in_background` when the server starts running.
+    ``readiness``: what loads the index and starts the watcher once the client is served
+    (:mod:`minirag_mcp.readiness`); without it nothing is loaded ahead of a call.
     ``serving``: the transport fields ``status`` adds (none when omitted).
     ``http``: settings whose authentication the server enforces on HTTP (see
     :mod:`minirag_mcp.access`); without authentication configured it enforces none.
@@ -58,11 +59,13 @@ def create_server(
         )
     if index.config_error is not None:
         logger.warning("starting in degraded mode: %s", index.config_error)
-    auth = middleware = None
+    auth = None
+    middleware: list[Any] = [] if readiness is None else [ReadyAfterListing(readiness)]
     if http is not None and http.auth_mode != "none":
         from minirag_mcp.access import WriteGuard, auth_provider
 
-        auth, middleware = auth_provider(http), [WriteGuard()]
+        auth = auth_provider(http)
+        middleware.append(WriteGuard())
     mcp = FastMCP(
         name="minirag",
         instructions=instructions.text,
@@ -70,47 +73,24 @@ def create_server(
         # Our tool errors carry messages written for the model; unexpected ones are bugs
         # whose message still helps more than a bare "Error calling tool".
         mask_error_details=False,
-        lifespan=_warming(index) if warm_up else None,
+        lifespan=_starting(readiness) if readiness is not None else None,
         auth=auth,
-        middleware=middleware,
+        middleware=middleware or None,
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
     return mcp
 
 
-def _warming(index: Index) -> Any:
-    """A fastmcp lifespan that starts the warm-up as the server starts (before it reads
-    its first message), and leaves it running: the thread ends with the process."""
+def _starting(readiness: Readiness) -> Any:
+    """A fastmcp lifespan that tells ``readiness`` the server runs (before it reads its
+    first message); what it starts runs on in daemon threads that end with the process."""
 
     @asynccontextmanager
     async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
-        warm_up_in_background(index)
+        readiness.on_start()
         yield {}
 
     return lifespan
-
-
-def warm_up_in_background(index: Index) -> threading.Thread | None:
-    """Run :meth:`Index.warm_up` in a daemon thread; None with a broken configuration
-    (nothing to warm: every tool but ``status`` reports the configuration error).
-
-    A failure is logged as a warning, not raised: the server keeps serving, and the
-    first call that needs the failed part (the model, the table) raises it again as a
-    tool error the client sees.
-    """
-    if index.config_error is not None:
-        return None
-
-    def run() -> None:
-        try:
-            index.warm_up()
-        # The thread has no caller to raise to: log it where the user looks (stderr).
-        except Exception as e:
-            logger.warning("warm-up failed (the first call that needs it will retry): %s", e)
-
-    thread = threading.Thread(target=run, name="minirag-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 def serve(index: Index, http: HttpSettings | None = None) -> None:
@@ -125,13 +105,14 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     from minirag_store.peer import start_endpoint
 
     serving = serving_status(http)
-    server = create_server(index, warm_up=True, serving=serving, http=http)
+    watch = index.config_error is None and index.config.watch != "off"
+    readiness = Readiness(index, watch=watch, deferred=http is None)
+    server = create_server(index, readiness=readiness, serving=serving, http=http)
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
-    if index.config_error is None and index.config.watch != "off":
-        index.start_watching()  # RAG_WATCH: the index follows the files while serving
 
     def stop() -> None:
+        readiness.stop()
         if endpoint is not None:
             endpoint.close()
         index.close()

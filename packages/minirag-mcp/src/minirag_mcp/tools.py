@@ -20,7 +20,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.tools import Tool
 from mcp.types import ToolAnnotations
 from minirag_store import Index
-from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -88,6 +88,22 @@ FromChunk = Annotated[
         description="Start at this chunk: the nextChunk of an earlier read_file whose text "
         "stopped early to fit the response budget.",
         json_schema_extra={"minimum": FIRST_CHUNK_INDEX},
+    ),
+]
+
+Page = Annotated[
+    int | None,
+    Field(
+        description="Read only this page of a PDF (1-based; a hit's locator.page). "
+        "Give this or slide, not both.",
+        json_schema_extra={"minimum": FIRST_PAGE},
+    ),
+]
+Slide = Annotated[
+    int | None,
+    Field(
+        description="Read only this slide of a deck (a hit's locator.slide).",
+        json_schema_extra={"minimum": FIRST_PAGE},
     ),
 ]
 
@@ -241,10 +257,16 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
 
     @_tool(mcp, "read_file", read_only=True)
     async def read_file(
-        filePath: FilePath = None, source: Source = None, fromChunk: FromChunk = FIRST_CHUNK_INDEX
+        filePath: FilePath = None,
+        source: Source = None,
+        fromChunk: FromChunk = FIRST_CHUNK_INDEX,
+        page: Page = None,
+        slide: Slide = None,
     ) -> ReadResult:
         return await call_store(
-            lambda: index.read_file(source, file_path=filePath, from_chunk=fromChunk)
+            lambda: index.read_file(
+                source, file_path=filePath, from_chunk=fromChunk, page=page, slide=slide
+            )
         )
 
     @_tool(mcp, "list_files", read_only=True)

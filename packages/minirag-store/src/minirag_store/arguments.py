@@ -12,15 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minirag_store.errors import InvalidArgumentError
+from minirag_store.locators import Place
 
 __all__ = [
     "FIRST_CHUNK_INDEX",
+    "FIRST_PAGE",
     "NEIGHBORS",
     "TOP_K",
     "Bound",
     "check_chunk_index",
     "check_from_chunk",
     "check_neighbors",
+    "check_place",
     "check_top_k",
     "one_document",
 ]
@@ -81,6 +84,25 @@ def check_chunk_index(chunk_index: object) -> int:
 def check_from_chunk(from_chunk: object) -> int:
     """``fromChunk`` (where read_file starts), refused below :data:`FIRST_CHUNK_INDEX`."""
     return _whole("fromChunk", from_chunk, FIRST_CHUNK_INDEX)
+
+
+#: The first page of a PDF and the first slide of a deck, as read_file's ``page`` /
+#: ``slide`` and a hit's ``locator`` count them.
+FIRST_PAGE = 1
+
+
+def check_place(page: object, slide: object) -> tuple[Place, int] | None:
+    """read_file's ``page`` or ``slide``: at most one of them, a whole number from
+    :data:`FIRST_PAGE`; None when neither is given (the whole document)."""
+    if page is not None and slide is not None:
+        raise InvalidArgumentError(
+            "Give a page or a slide, not both: page reads a PDF's page, slide a deck's slide"
+        )
+    if page is not None:
+        return "page", _whole("page", page, FIRST_PAGE)
+    if slide is not None:
+        return "slide", _whole("slide", slide, FIRST_PAGE)
+    return None
 
 
 def one_document(file_path: str | None, source: str | None) -> None:

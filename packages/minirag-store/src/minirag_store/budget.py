@@ -13,9 +13,10 @@ how fastmcp serialises it), counted with the embedding model's tokenizer. When i
 
 Counting a whole answer costs ~0.3 ms per KB of JSON (3.4 ms for an 11 KB answer of 8
 hits with their sections: test model, 2-core build machine; every query pays one count),
-so a fit is estimated from each part's own count, then checked on the whole answer (which
-is what is promised) and, for a query, narrowed by bisection: a few whole counts, not one
-per candidate. Pure: no LanceDB, no model; the caller passes the counter.
+so a query's fit is estimated from each part's share of the answer's characters (a read's
+from each chunk's own count), then checked on the whole answer (which is what is
+promised) and narrowed by bisection: a few whole counts, not one per candidate. Pure: no
+LanceDB, no model; the caller passes the counter.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from minirag_store.locators import add_places
 from minirag_store.results import (
     QueryResult,
     QueryTrimmed,
@@ -33,7 +35,15 @@ from minirag_store.results import (
     TrimmedHit,
 )
 
-__all__ = ["NAMED_HITS", "Counter", "fit_query", "fit_read", "response_json", "response_tokens"]
+__all__ = [
+    "NAMED_HITS",
+    "Counter",
+    "fit_query",
+    "fit_read",
+    "response_json",
+    "response_tokens",
+    "utf8_bytes",
+]
 
 Counter = Callable[[str], int]
 
@@ -41,6 +51,12 @@ Counter = Callable[[str], int]
 #: only counted. Naming costs ~40 tokens a hit (its source path), so at topK 100 naming
 #: all would crowd out the hits kept; a caller past 20 asks again with a smaller topK.
 NAMED_HITS = 20
+
+
+def utf8_bytes(text: str) -> int:
+    """A stand-in count: the text's UTF-8 size (at least its token count in the
+    tokenizers of the models minirag knows: a token covers at least one byte)."""
+    return len(text.encode("utf-8"))
 
 
 def response_json(result: Mapping[str, Any]) -> str:
@@ -72,7 +88,7 @@ def _plan(result: QueryResult) -> list[tuple[str, Any]]:
     return [("parent", p) for p in parents] + [("hit", i) for i in range(len(hits) - 1, 0, -1)]
 
 
-def _query_notice(trimmed: QueryTrimmed) -> str:
+def _query_notice(trimmed: QueryTrimmed, paged: bool) -> str:
     left: list[str] = []
     if n := len(trimmed["parents"]):
         left.append(f"{n} parent section{'s' if n != 1 else ''} of hits shown (trimmed.parents)")
@@ -85,8 +101,19 @@ def _query_notice(trimmed: QueryTrimmed) -> str:
         f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out "
         f"{', '.join(left)}. read_chunk_neighbors with a hit's source and chunkIndex reads "
         "it whole with the text around it (before/after for more), a left-out hit too; "
-        "read_file reads a whole document; a smaller topK or a scope asks for less."
+        "read_file reads a whole document"
+        + (", or with a hit's page (slide) one page of it (slide of a deck)" if paged else "")
+        + "; a smaller topK or a scope asks for less."
     )
+
+
+def _paged(hits: Sequence[SearchHit] | Sequence[TrimmedHit]) -> bool:
+    """Whether some of ``hits`` is on a page or slide (read_file can read just that)."""
+    for hit in hits:
+        where: Mapping[str, Any] = hit.get("locator", hit)  # type: ignore[assignment]
+        if "page" in where or "slide" in where:
+            return True
+    return False
 
 
 def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[SourceSummary]:
@@ -94,16 +121,15 @@ def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[Sou
     counts: dict[str, int] = {}
     for hit in kept:
         counts[hit["source"]] = counts.get(hit["source"], 0) + 1
-    return [
-        SourceSummary(
-            source=s["source"],
-            title=s["title"],
-            hits=counts[s["source"]],
-            displayPath=s["displayPath"],
-        )
-        for s in before
-        if s["source"] in counts
-    ]
+    out: list[SourceSummary] = []
+    for s in before:
+        if s["source"] in counts:
+            entry: SourceSummary = {**s, "hits": counts[s["source"]]}
+            entry.pop("pages", None)
+            entry.pop("slides", None)
+            out.append(entry)
+    add_places(out, kept)  # the pages and slides of the hits still shown
+    return out
 
 
 def _trimmed_query(
@@ -121,10 +147,7 @@ def _trimmed_query(
     trimmed: QueryTrimmed = {
         "maxTokens": budget,
         "parents": list(dict.fromkeys(p for p in orphans if p is not None)),
-        "hits": [
-            TrimmedHit(source=hits[i]["source"], chunkIndex=hits[i]["chunkIndex"])
-            for i in dropped[:NAMED_HITS]
-        ],
+        "hits": [_trimmed_hit(hits[i]) for i in dropped[:NAMED_HITS]],
         "hitsLeftOut": len(dropped),
         "hitTextCut": False,
     }
@@ -133,14 +156,28 @@ def _trimmed_query(
         "sources": _sources(kept, result["sources"]),
         "parents": {p: t for p, t in result["parents"].items() if p not in gone},
     }
-    out["notice"] = _query_notice(trimmed)
+    out["notice"] = _query_notice(trimmed, _paged(hits))
     out["trimmed"] = trimmed
     return out
 
 
-def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter) -> list[int]:
-    """Roughly what leaving out each step saves: its own text's tokens, and for a hit,
-    its source's summary when it is the source's best hit (the entry goes with it)."""
+def _trimmed_hit(hit: SearchHit) -> TrimmedHit:
+    """A left-out hit as named in ``trimmed.hits``: where to read it."""
+    out = TrimmedHit(source=hit["source"], chunkIndex=hit["chunkIndex"])
+    for place in ("page", "slide"):
+        if place in hit["locator"]:
+            out[place] = hit["locator"][place]  # type: ignore[literal-required]
+    return out
+
+
+def _step_costs(
+    result: QueryResult, plan: list[tuple[str, Any]], tokens_per_char: float
+) -> list[float]:
+    """Roughly what leaving out each step saves: its JSON's length at the whole answer's
+    tokens per character, and for a hit its source's summary too when it is the source's
+    best hit (the entry goes with it). Estimated, not counted: a count per step made the
+    budget cost more than the search itself at a million chunks (~30 tokenizer calls over
+    ~65 KB per trimmed answer); the whole answer is counted after each estimate anyway."""
     summaries = {s["source"]: s for s in result["sources"]}
     best: dict[str, int] = {}
     for rank, hit in enumerate(result["results"]):
@@ -148,13 +185,14 @@ def _step_costs(result: QueryResult, plan: list[tuple[str, Any]], count: Counter
     costs = []
     for kind, key in plan:
         if kind == "parent":
-            costs.append(_string_tokens(result["parents"][key], count) + count(key))
+            size = len(json.dumps(result["parents"][key], ensure_ascii=False)) + len(key) + 3
+            costs.append(size * tokens_per_char)
             continue
         hit = result["results"][key]
-        cost = response_tokens(hit, count)
+        size = len(response_json(hit)) + 1
         if best[hit["source"]] == key and hit["source"] in summaries:
-            cost += response_tokens(summaries[hit["source"]], count)
-        costs.append(cost)
+            size += len(response_json(summaries[hit["source"]])) + 1
+        costs.append(size * tokens_per_char)
     return costs
 
 
@@ -162,16 +200,18 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
     """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
     (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
 
-    The fewest steps of the plan that fit: estimated from each step's own count, checked
-    on the whole answer, then narrowed by bisection between the largest number of steps
-    found too few and the smallest found enough.
+    The fewest steps of the plan that fit: estimated from each step's share of the
+    answer's characters, checked on the whole answer, then narrowed by bisection between
+    the largest number of steps found too few and the smallest found enough.
     """
-    excess = response_tokens(result, count) - budget
+    whole = response_json(result)
+    total = count(whole)
+    excess: float = total - budget
     if excess <= 0 or not result["results"]:
         return result
     plan = _plan(result)
-    costs = _step_costs(result, plan, count)
-    too_few, steps, saved = 0, 0, 0
+    costs = _step_costs(result, plan, total / max(1, len(whole)))
+    too_few, steps, saved = 0, 0, 0.0
     while True:
         while steps < len(plan) and saved < excess:
             saved += costs[steps]
@@ -203,7 +243,7 @@ def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResul
         return {
             **result,
             "results": [{**top, "text": text}],
-            "notice": _query_notice(trimmed),
+            "notice": _query_notice(trimmed, _paged(result["results"]) or _paged(trimmed["hits"])),
             "trimmed": trimmed,
         }
 
@@ -226,14 +266,16 @@ def _longest_prefix(text: str, fits: Callable[[str], bool]) -> str:
 
 
 # ------------------------------------------------------------------------------- read
-def _read_notice(result: ReadResult, first: int, stop: int, budget: int, cut: bool) -> str:
+def _read_notice(
+    result: ReadResult, first: int, stop: int, *, budget: int, cut: bool, end: int, place: str
+) -> str:
     shown = f"chunk {first}" if stop - first == 1 else f"chunks {first}-{stop - 1}"
     text = (
         f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({budget}): the text holds {shown} of "
         f"chunks 0-{result['chunkCount'] - 1}."
     )
-    if stop < result["chunkCount"]:
-        text += f" Read on with read_file and fromChunk={stop} (nextChunk)."
+    if stop < end:
+        text += f" Read on with read_file{place} and fromChunk={stop} (nextChunk)."
     if cut:
         text += (
             f" Chunk {first} alone did not fit and its text was cut: read_chunk_neighbors "
@@ -250,12 +292,14 @@ def fit_read(
     first: int,
     budget: int,
     count: Counter,
+    place: str = "",
 ) -> ReadResult:
     """The read answer holding as many chunks from ``first`` on as fit ``budget``.
 
     ``bodies[i]`` is chunk ``first + i``'s own text; ``text_of(stop)`` is the markdown of
     chunks ``first .. stop - 1``. When not all fit, ``nextChunk`` and ``notice`` say
-    where the rest starts; at least one chunk is returned, cut if need be.
+    where the rest starts; at least one chunk is returned, cut if need be. ``place``
+    (``", page=3"``): the page or slide being read, which reading on names too.
     """
     end = first + len(bodies)
 
@@ -264,7 +308,9 @@ def fit_read(
         if stop < end:
             out["nextChunk"] = stop
         if stop < end or cut:
-            out["notice"] = _read_notice(base, first, stop, budget, cut)
+            out["notice"] = _read_notice(
+                base, first, stop, budget=budget, cut=cut, end=end, place=place
+            )
         return out
 
     whole = page(end)

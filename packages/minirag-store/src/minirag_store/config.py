@@ -133,6 +133,9 @@ class Config:
     sync_lease_timeout: int = DEFAULT_SYNC_LEASE_TIMEOUT
     watch: str = "on"  # RAG_WATCH: "on", "poll" or "off"
     watch_poll_seconds: int = DEFAULT_WATCH_POLL_SECONDS
+    #: RAG_RAY_ADDRESS: syncs someone asks for run on this Ray cluster ("local": a Ray
+    #: runtime started in this process); None: locally (ingest/distributed.py).
+    ray_address: str | None = None
 
     @property
     def db_uri(self) -> str:
@@ -379,5 +382,6 @@ def load_config(
         watch_poll_seconds=_int(
             env, "RAG_WATCH_POLL_SECONDS", DEFAULT_WATCH_POLL_SECONDS, 1, 24 * 3600
         ),
+        ray_address=env.get("RAG_RAY_ADDRESS", "").strip() or None,
         **_search_settings(env),
     )

@@ -5,7 +5,8 @@ comparison (no hashing, no per-file query), so listing a large tree stays cheap:
 
 * ``ingested``      indexed, (size, mtime) as indexed, current chunking scheme;
 * ``stale``         indexed, but the file's size or mtime changed since;
-* ``stale_scheme``  indexed with an older chunking scheme (a sync re-cuts it);
+* ``stale_scheme``  indexed with an older chunking scheme, or before locators (a sync
+  re-cuts it);
 * ``not_ingested``  on disk, not in the index;
 * ``unreadable``    an indexed image still on disk while the OCR add-on is missing.
 
@@ -32,7 +33,7 @@ def file_state(entry: Any, meta: Any, scheme: int) -> FileState:
     """The state of a scanned file given its indexed metadata (or None)."""
     if meta is None:
         return "not_ingested"
-    if meta.scheme_version < scheme:
+    if meta.scheme_version < scheme or not meta.located:
         return "stale_scheme"
     if meta.size != entry.size or meta.mtime != entry.mtime:
         return "stale"

@@ -54,14 +54,14 @@ _ANSWER_TIMEOUT_S = 60.0
 
 def fingerprint(config: Config) -> str:
     """What must match for a server's answer to be the caller's own: every setting and
-    the minirag-store version. Not how the server follows the files (RAG_WATCH*): a
-    client's server settings often carry it and a terminal's do not, and it changes no
-    answer."""
+    the minirag-store version. Not how the server follows the files (RAG_WATCH*) or
+    where its syncs run (RAG_RAY_ADDRESS): a client's server settings often carry them
+    and a terminal's do not, and they change no answer."""
     from dataclasses import replace
 
     from minirag_store.meta import version
 
-    answering = replace(config, watch="", watch_poll_seconds=0)
+    answering = replace(config, watch="", watch_poll_seconds=0, ray_address=None)
     return hashlib.sha256(f"{version()}\n{answering!r}".encode()).hexdigest()
 
 

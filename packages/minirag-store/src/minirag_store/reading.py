@@ -17,9 +17,11 @@ from minirag_store.arguments import (
     check_chunk_index,
     check_from_chunk,
     check_neighbors,
+    check_place,
     one_document,
 )
 from minirag_store.errors import InvalidArgumentError, NotFoundError
+from minirag_store.locators import Place, decode, numbers
 from minirag_store.paths import display_path, source_for_path
 from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
 
@@ -92,31 +94,44 @@ def read_source(
     *,
     file_path: str | None = None,
     from_chunk: int = FIRST_CHUNK_INDEX,
+    page: int | None = None,
+    slide: int | None = None,
 ) -> ReadResult:
     """The document reconstructed as markdown, section by section, from chunk
     ``from_chunk`` on, as far as RAG_MAX_RESPONSE_TOKENS allows (:mod:`minirag_store.budget`:
-    ``nextChunk`` says where the rest starts)."""
+    ``nextChunk`` says where the rest starts). With ``page`` or ``slide``: only the
+    chunks on that page of a PDF or slide of a deck (as their locators say)."""
     from minirag_store.budget import fit_read
 
     source = document_source(index, source, file_path)
     from_chunk = check_from_chunk(from_chunk)
+    place = check_place(page, slide)
     rows = index.table().source_chunks(source)
     if not rows:
         raise _not_found(source)
-    if from_chunk >= len(rows):
-        raise NotFoundError(
-            f"{source!r} has chunks 0..{len(rows) - 1}; fromChunk {from_chunk} does not exist"
-        )
-    first = rows[0]
+    total, first = len(rows), rows[0]
+    if place is not None:
+        rows = _on_place(source, rows, *place)
+    start = rows[0]["chunk_index"]
+    if not start <= from_chunk <= rows[-1]["chunk_index"]:
+        if place is None or from_chunk > start:
+            held = f"{place[0]} {place[1]} of {source!r} holds" if place else f"{source!r} has"
+            raise NotFoundError(
+                f"{held} chunks {start}..{rows[-1]['chunk_index']}; fromChunk {from_chunk} "
+                "does not exist" + (" there" if place else "")
+            )
+        from_chunk = start  # fromChunk 0 (the default) with a page: the page's first chunk
     base: ReadResult = {
         "source": source,
         "sourceType": first["source_type"],
         "title": first["title"],
-        "chunkCount": len(rows),
+        "chunkCount": total,
         "text": "",
         "displayPath": display_path(index.config, source, first["source_type"]),
     }
-    rows = rows[from_chunk:]
+    if place is not None:
+        base[place[0]] = place[1]  # type: ignore[literal-required]
+    rows = rows[from_chunk - start :]
     bodies = [r["text"][r["body_start"] :] for r in rows]
     return fit_read(
         base,
@@ -125,6 +140,46 @@ def read_source(
         first=from_chunk,
         budget=index.config.max_response_tokens,
         count=index.token_counter(),
+        place=f", {place[0]}={place[1]}" if place else "",
+    )
+
+
+_KINDS = {"page": "pages (page reads a PDF's)", "slide": "slides (slide reads a deck's: .pptx)"}
+
+
+def _on_place(
+    source: str, rows: list[dict[str, Any]], place: Place, number: int
+) -> list[dict[str, Any]]:
+    """The chunks of ``source`` on page (slide) ``number``: from the first to the last
+    whose locator covers it (a run of chunks, in order). Refuses, saying what to do, a
+    number the document does not have or a document without pages (slides)."""
+    covers = [number in numbers(decode(r.get("locator")), place) for r in rows]
+    if any(covers):
+        first, last = covers.index(True), len(covers) - covers[::-1].index(True)
+        return rows[first:last]
+    known = sorted(set().union(*(numbers(decode(r.get("locator")), place) for r in rows)))
+    if not known:
+        if any(not r.get("locator") for r in rows):
+            raise InvalidArgumentError(
+                f"{source!r} was indexed before pages and slides were recorded: run sync "
+                f"(it reads the file again), then read {place} {number} again"
+            )
+        if place == "page" and source.lower().endswith(".pdf"):
+            raise InvalidArgumentError(
+                f"The pages of {source!r} could not be told apart when it was converted, so "
+                "it cannot be read by page: read it without page (fromChunk to go on)"
+            )
+        raise InvalidArgumentError(
+            f"{source!r} has no {_KINDS[place]}: read it without {place} (fromChunk to go on)"
+        )
+    if number > known[-1]:
+        raise NotFoundError(
+            f"{source!r} has {place}s {known[0]}..{known[-1]} (as indexed); {place} {number} "
+            "does not exist"
+        )
+    raise NotFoundError(
+        f"{place.capitalize()} {number} of {source!r} holds no indexed text (a blank page, or "
+        f"a scan OCR could not read); its text is on {place}s {', '.join(map(str, known))}"
     )
 
 

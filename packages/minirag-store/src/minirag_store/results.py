@@ -27,6 +27,7 @@ __all__ = [
     "JobState",
     "JobStatus",
     "ListResult",
+    "Locator",
     "NeighborsResult",
     "Progress",
     "ProgressCallback",
@@ -46,6 +47,21 @@ FileState = Literal["ingested", "stale", "stale_scheme", "not_ingested", "unread
 SourceType = Literal["file", "data", "url"]
 
 
+class Locator(TypedDict, total=False):
+    """Where a chunk is in its source, as far as its format tells (each field only when
+    known; ``{}`` for a chunk indexed before locators: a sync adds them)."""
+
+    page: int  # PDF: the (first) page, 1-based; read_file(page=) reads it
+    pages: list[int]  # [first, last] when the chunk runs across pages
+    slide: int  # deck: the (first) slide number; read_file(slide=) reads it
+    slides: list[int]  # [first, last] when the chunk runs across slides
+    sheet: str  # spreadsheet: the sheet's name
+    rows: list[int]  # [first, last] table rows of the sheet (its header row is 1)
+    chapter: int  # EPUB: the (first) chapter, 1-based in reading order
+    chapters: list[int]  # [first, last] when the chunk runs across chapters
+    headingPath: str  # the heading breadcrumb of its section ("Results > Q3")
+
+
 class SearchHit(TypedDict):
     """One ranked retrieval unit."""
 
@@ -58,6 +74,7 @@ class SearchHit(TypedDict):
     score: float  # fused score of RAG_FUSION (mixture, rrf or score); higher wins
     distance: float | None  # vector distance; None when only the keyword side found it
     parentId: str | None  # key into QueryResult.parents
+    locator: Locator  # where it is: page, slide, sheet and rows, chapter, heading path
     # The file changed on disk (or is gone) since it was indexed: this text may be out of
     # date until the next sync (or the watcher) re-indexes it. Only present when true.
     stale: NotRequired[bool]
@@ -71,6 +88,8 @@ class SourceSummary(TypedDict):
     hits: int
     displayPath: str  # path relative to its root (files) or the id itself (data/url)
     stale: NotRequired[bool]  # as SearchHit.stale: the file changed since it was indexed
+    pages: NotRequired[list[int]]  # the pages its hits are on, ascending (PDFs)
+    slides: NotRequired[list[int]]  # the slides its hits are on, ascending (decks)
 
 
 class TrimmedHit(TypedDict):
@@ -78,6 +97,8 @@ class TrimmedHit(TypedDict):
 
     source: str
     chunkIndex: int
+    page: NotRequired[int]  # its page (PDF): read_file(source, page=) reads it
+    slide: NotRequired[int]  # its slide (deck): read_file(source, slide=) reads it
 
 
 class QueryTrimmed(TypedDict):
@@ -129,8 +150,11 @@ class ReadResult(TypedDict):
     chunkCount: int  # of the whole document
     text: str
     displayPath: str
+    page: NotRequired[int]  # the page read (read_file with page): its chunks only
+    slide: NotRequired[int]  # the slide read (read_file with slide): its chunks only
     # The text stops before this chunk (RAG_MAX_RESPONSE_TOKENS): read_file with
-    # fromChunk=nextChunk returns what follows. Absent when the text reaches the end.
+    # fromChunk=nextChunk (and the same page or slide) returns what follows. Absent when
+    # the text reaches the end (of the page or slide, when one was read).
     nextChunk: NotRequired[int]
     notice: NotRequired[str]  # what was left out and how to read it
 

@@ -13,6 +13,7 @@ from minirag_store.arguments import TOP_K, check_top_k
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
 from minirag_store.index.schema import scope_filter
+from minirag_store.locators import add_places, decode
 from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
@@ -192,6 +193,7 @@ def _hit(
         "score": score,
         "distance": None if distance is None else float(distance),
         "parentId": row["parent_id"] or None,
+        "locator": decode(row.get("locator")),
     }
     if row["source"] in stale:
         hit["stale"] = True
@@ -205,13 +207,19 @@ def _sources(
     summary: dict[str, SourceSummary] = {}
     for hit in hits:
         source = hit["source"]
-        if source in summary:
-            summary[source]["hits"] += 1
-            continue
-        shown = display_path(index.config, source, types.get(source, "file"))
-        summary[source] = {"source": source, "title": hit["title"], "hits": 1, "displayPath": shown}
-        if source in stale:
-            summary[source]["stale"] = True
+        if source not in summary:
+            shown = display_path(index.config, source, types.get(source, "file"))
+            summary[source] = {
+                "source": source,
+                "title": hit["title"],
+                "hits": 0,
+                "displayPath": shown,
+            }
+            if source in stale:
+                summary[source]["stale"] = True
+        entry = summary[source]
+        entry["hits"] += 1
+    add_places(summary.values(), hits)
     return list(summary.values())
 
 

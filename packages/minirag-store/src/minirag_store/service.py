@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
+from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -46,11 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["Index"]
 
 log = logging.getLogger(__name__)
-
-
-def _utf8_bytes(text: str) -> int:
-    """A stand-in token count: the text's UTF-8 size (at least its token count)."""
-    return len(text.encode("utf-8"))
 
 
 #: Single-source writes (ingest_file/data/url, delete_file) between two maintenance
@@ -86,6 +83,7 @@ class Index:
         *,
         embedder: Embedder | None = None,
         table: ChunkTable | None = None,
+        resident: bool = True,
     ) -> None:
         if config is None and config_error is None:
             raise ValueError("Index needs a Config or a config_error")
@@ -99,6 +97,7 @@ class Index:
         self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
         self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
+        self._resident = resident  # False: search holds no snapshot (index/ann.py)
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
 
@@ -113,8 +112,10 @@ class Index:
         model_name: str | None = None,
         model_path: str | None = None,
         cwd: Path | None = None,
+        resident: bool = True,
     ) -> Index:
-        """Load the configuration from ``env`` and flags; never raises for a bad config."""
+        """Load the configuration from ``env`` and flags; never raises for a bad config.
+        ``resident=False``: a process that asks one question (see ``AnnSettings``)."""
         try:
             config = load_config(
                 env,
@@ -126,8 +127,8 @@ class Index:
                 cwd=cwd,
             )
         except ConfigError as e:
-            return cls(None, str(e))
-        return cls(config)
+            return cls(None, str(e), resident=resident)
+        return cls(config, resident=resident)
 
     # ----------------------------------------------------------------- plumbing
     @property
@@ -189,7 +190,7 @@ class Index:
                         "UTF-8 bytes until the model is loaded (answers come back shorter)",
                         config.model_name,
                     )
-                return _utf8_bytes
+                return utf8_bytes
             if self._counter_obj is None:
                 self._counter_obj = counter
             return self._counter_obj
@@ -205,7 +206,7 @@ class Index:
 
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config)
+                self._table_obj = _existing_table(config, self._resident)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
@@ -216,7 +217,7 @@ class Index:
                     embedder.model_id,
                     embedder.dim,
                     config.storage_options,
-                    ann=settings_for(config),
+                    ann=settings_for(config, resident=self._resident),
                 )
             return self._table_obj
 
@@ -231,7 +232,7 @@ class Index:
         config = self.config
         with self._lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config)
+                self._table_obj = _existing_table(config, self._resident)
             table = self._table_obj
         if table is not None:
             table.warm()
@@ -276,10 +277,15 @@ class Index:
         return self.syncs().cancel(job_id)
 
     def sync(
-        self, path: str | None = None, *, progress: ProgressCallback | None = None
+        self,
+        path: str | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        ray: str | None = None,
     ) -> JobStatus:
-        """Reconcile in the foreground (the CLI's ``sync``); returns the finished job."""
-        return self.syncs().run(path, progress=progress)
+        """Reconcile in the foreground (the CLI's ``sync``); returns the finished job.
+        ``ray``: a Ray address ("" = RAG_RAY_ADDRESS or a local runtime; ingest/distributed)."""
+        return self.syncs().run(path, progress=progress, ray=ray)
 
     def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
         """Follow the roots until :meth:`close` (``block``: here until interrupted, as the
@@ -381,14 +387,14 @@ class Index:
         *,
         file_path: str | None = None,
         from_chunk: int = FIRST_CHUNK_INDEX,
+        page: int | None = None,
+        slide: int | None = None,
     ) -> ReadResult:
-        """A document (by ``source`` or ``file_path``, exactly one) as markdown, from chunk
-        ``from_chunk`` on, as much as fits RAG_MAX_RESPONSE_TOKENS (``nextChunk`` says
-        where to read on)."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
         self._check()
-        from minirag_store.reading import read_source
-
-        return read_source(self, source, file_path=file_path, from_chunk=from_chunk)
+        return read_source(
+            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+        )
 
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""
@@ -435,10 +441,9 @@ class Index:
             table.maintain()
 
 
-def _existing_table(config: Config) -> ChunkTable | None:
+def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None."""
     from minirag_store.index.table import ChunkTable
 
-    return ChunkTable.open_existing(
-        config.db_uri, config.model_name, config.storage_options, ann=settings_for(config)
-    )
+    db, ann = config.db_uri, settings_for(config, resident=resident)
+    return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)

@@ -88,6 +88,7 @@ def _index_fields(config: Config) -> StatusResult:
         chunks = current.chunk_count
         stale = current.stale_count(SCHEME_VERSION)
         warning = _scheme_warning(current, stale, chunks) if stale else None
+        warning = _locator_warning(current, warning)
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         if config.db_remote is not None:  # the store's own text is long and may echo secrets
@@ -164,6 +165,19 @@ def _scheme_warning(current: IndexSummary, stale: int, chunks: int) -> str:
             f"ingest_url): {named}."
         )
     return " ".join(parts)
+
+
+def _locator_warning(current: IndexSummary, warning: str | None) -> str | None:
+    """``warning``, plus what to run for files indexed before locators (pages, slides)."""
+    files = sum(1 for m in current.sources.values() if m.source_type == "file" and not m.located)
+    if not files:
+        return warning
+    text = (
+        f"{_plural(files, 'file')} were indexed before hits said their page, slide or sheet: "
+        "a sync reads them again in place (sync_start, or `minirag-cli sync`); until then "
+        "their hits carry no locator."
+    )
+    return f"{warning} {text}" if warning else text
 
 
 def _plural(count: int, noun: str) -> str:

@@ -23,6 +23,7 @@ from minirag_store.convert.formats import (
     PLAIN_EXTENSIONS,
     ZIP_EXTENSIONS,
 )
+from minirag_store.convert.marks import Mark, slide_marks, table_marks
 from minirag_store.convert.titles import choose_title
 from minirag_store.errors import ConversionError, InvalidArgumentError
 
@@ -125,7 +126,21 @@ def convert_file(path: Path, config: Config) -> Converted:
     else:
         result = markitdown_convert(None, path, ext, what)
     markdown = finish(result.markdown or "", what)
-    return Converted(markdown, choose_title(result.title, markdown, path.stem))
+    marks = _marks(path, markdown, ext)
+    return Converted(markdown, choose_title(result.title, markdown, path.stem), "", marks)
+
+
+def _marks(path: Path, markdown: str, ext: str) -> tuple[Mark, ...]:
+    """Where the slides, sheet rows or chapters of a converted file start (see marks.py)."""
+    if ext == ".pptx":
+        return slide_marks(markdown)
+    if ext in (".xlsx", ".xls", ".csv"):
+        return table_marks(markdown, workbook=ext != ".csv")
+    if ext == ".epub":
+        from minirag_store.convert.epub import chapter_marks
+
+        return chapter_marks(path, markdown)
+    return ()
 
 
 def convert_data(data: str, format: str, title: str | None = None) -> Converted:

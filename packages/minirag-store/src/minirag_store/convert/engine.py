@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.convert.marks import Mark
 from minirag_store.convert.titles import mark_code_lines
 from minirag_store.errors import ConversionError
 
@@ -31,11 +32,13 @@ _markitdown_lock = threading.Lock()
 
 @dataclass(frozen=True)
 class Converted:
-    """A converted document: its markdown, its chosen title, and the OCR engine used ("")."""
+    """A converted document: its markdown, its chosen title, the OCR engine used (""),
+    and where its pages, slides, sheet rows or chapters start (:mod:`.marks`)."""
 
     markdown: str
     title: str | None
     ocr_engine: str = ""
+    marks: tuple[Mark, ...] = ()
 
 
 def _engine() -> MarkItDown:

@@ -16,10 +16,11 @@ PDF whose text layer is merely short is kept as it is.
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minirag_store.convert.engine import strip_data_images
+from minirag_store.convert.marks import find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
     OcrBackend,
@@ -52,24 +53,23 @@ def split_pages(text: str, page_count: int) -> list[str] | None:
     return None
 
 
-def _join(pages: list[str]) -> str:
-    return "\n\n".join(page.strip() for page in pages if page.strip())
-
-
 def convert_pdf(path: Path, config: Config) -> Converted:
     """Convert a PDF, OCRing the pages without a real text layer (see the module doc).
 
-    ``ocr_engine`` of the result names the engine when at least one page was OCRed.
-    Raises :class:`OcrUnavailableError` for a scanned PDF the install cannot read and
-    :class:`ConversionError` for a damaged PDF or one that yields no text.
+    ``ocr_engine`` of the result names the engine when at least one page was OCRed; its
+    marks say where each page starts (when the pages can be told apart: markitdown's form
+    feeds, or the text layers found in its output). Raises :class:`OcrUnavailableError`
+    for a scanned PDF the install cannot read and :class:`ConversionError` for a damaged
+    PDF or one that yields no text.
     """
-    from minirag_store.convert.engine import Converted, markitdown_convert, strip_data_images
+    from minirag_store.convert.engine import Converted, markitdown_convert
     from minirag_store.convert.titles import choose_title
 
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
-    markdown, engine = _route(path, text, config)
-    markdown = strip_data_images(markdown)
+    pages, engine = _route(path, text, config)
+    # Pictures go page by page, so the page marks hold in the final text.
+    markdown, marks = join_pages((i, strip_data_images(page)) for i, page in pages)
     if not markdown.strip():
         why = (
             "OCR is off (RAG_OCR_MIN_CHARS_PER_PAGE=0)"
@@ -77,14 +77,25 @@ def convert_pdf(path: Path, config: Config) -> Converted:
             else "OCR found no text either"
         )
         raise ConversionError(f"{path.name} has no text layer and {why}")
-    return Converted(markdown, choose_title(result.title, markdown, path.stem), engine)
+    return Converted(markdown, choose_title(result.title, markdown, path.stem), engine, marks)
 
 
-def _route(path: Path, text: str, config: Config) -> tuple[str, str]:
-    """The document's markdown and the OCR engine used ("" when no page was OCRed)."""
+Pages = list[tuple[int | None, str]]  # (0-based page index, or None: unknown page) and text
+
+
+def _form_feed_pages(text: str) -> Pages:
+    """markitdown's text cut at its form feeds (pdfminer ends each page with one); one
+    page of unknown number when it took its table route (no form feeds)."""
+    if "\f" not in text:
+        return [(None, text)]
+    return list(enumerate(text.split("\f")))
+
+
+def _route(path: Path, text: str, config: Config) -> tuple[Pages, str]:
+    """The document's pages and the OCR engine used ("" when no page was OCRed)."""
     threshold = config.ocr_min_chars_per_page
     if threshold <= 0:
-        return _join(text.split("\f")), ""
+        return _form_feed_pages(text), ""
     backend = load_backend()
     if backend is None:
         if not text.strip():
@@ -92,70 +103,58 @@ def _route(path: Path, text: str, config: Config) -> tuple[str, str]:
                 f"{path.name} is a scanned PDF (no text layer on any page): reading it needs "
                 f"the OCR add-on. Install: {INSTALL_HINT}"
             )
-        return _join(text.split("\f")), ""
+        return _form_feed_pages(text), ""
     with backend_errors(backend):
         layers = backend.page_texts(path)
     needs = [i for i, layer in enumerate(layers) if _chars(layer) < threshold]
     if not needs:
-        return _join(text.split("\f")), ""
+        if "\f" not in text:  # the table route: find each page by its text layer
+            return anchor_pages(text, layers, {}) or [(None, text)], ""
+        return _form_feed_pages(text), ""
     recognised, engines = _ocr_pages(backend, config, path, needs, layers)
     return _assemble(path, text, layers, recognised), ", ".join(sorted(engines))
 
 
-def _assemble(path: Path, text: str, layers: list[str], recognised: dict[int, str]) -> str:
+def _assemble(path: Path, text: str, layers: list[str], recognised: dict[int, str]) -> Pages:
     """Put each OCRed page's text at its page's position in markitdown's output."""
     pages = split_pages(text, len(layers))
     if pages is not None:
-        return _join([recognised.get(i, page) for i, page in enumerate(pages)])
+        return [(i, recognised.get(i, page)) for i, page in enumerate(pages)]
     anchored = anchor_pages(text, layers, recognised)
     if anchored is not None:
         return anchored
     log.info("%s: could not place OCR pages in markitdown's output; using text layers", path)
-    return _join([recognised.get(i, layer) for i, layer in enumerate(layers)])
+    return [(i, recognised.get(i, layer)) for i, layer in enumerate(layers)]
 
 
-def _line_start(text: str, pos: int) -> int:
-    return text.rfind("\n", 0, pos) + 1
+def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -> Pages | None:
+    """Cut markdown without page breaks into pages, with the OCR page texts in place.
 
-
-def _find_page(markdown: str, layer: str, cursor: int) -> int | None:
-    """Start of the line where ``layer``'s opening words occur in ``markdown`` after cursor.
-
-    Four words in a row, tried from the first three word offsets: a page number or header
-    that one extractor puts first may come last in the other.
+    markitdown's table route joins per-page chunks without a marker, so each text page
+    starts at the line where its first words occur (punctuation and table pipes between
+    them allowed), searched after the previous page's start; each run of OCRed pages goes
+    before the next text page found. A text page not found stays part of the page before
+    it (so does a running header the two extractors put in different places). None when
+    a run of OCRed pages cannot be placed.
     """
-    words = re.findall(r"\w+", layer)
-    for offset in range(min(3, max(len(words) - 3, 1))):
-        pattern = r"\W*".join(map(re.escape, words[offset : offset + 4]))
-        found = re.compile(pattern).search(markdown, cursor) if pattern else None
-        if found is not None:
-            return _line_start(markdown, found.start())
-    return None
-
-
-def anchor_pages(markdown: str, layers: list[str], recognised: dict[int, str]) -> str | None:
-    """Insert OCR page texts into markdown without page breaks, before the next text page.
-
-    markitdown's table route joins per-page chunks without a marker, so each run of OCRed
-    pages is placed at the line where the following text page's first words occur
-    (punctuation and table pipes between them allowed). None when an anchor is not found.
-    """
-    out: list[str] = []
-    cursor = 0
-    pending: list[str] = []
+    out: Pages = []
+    cursor, current = 0, None
+    pending: Pages = []
     for index, layer in enumerate(layers):
         if index in recognised:
-            pending.append(recognised[index])
+            pending.append((index, recognised[index]))
             continue
-        if not pending:
-            continue
-        start = _find_page(markdown, layer, cursor)
+        after = cursor + 1 if current is not None else cursor  # not the previous page again
+        start = find_words(markdown, layer, after) if layer.strip() else None
         if start is None:
-            return None
-        out += [markdown[cursor:start].rstrip(), *pending]
-        cursor, pending = start, []
-    out += [markdown[cursor:].strip(), *pending]
-    return "\n\n".join(part.strip() for part in out if part.strip())
+            if pending:
+                return None
+            continue
+        if current is None and not pending:
+            start = cursor  # what comes before the first page found is that page's too
+        out += [(current, markdown[cursor:start]), *pending]
+        cursor, current, pending = start, index, []
+    return [*out, (current, markdown[cursor:]), *pending]
 
 
 def ocr_page_mark(index: int, engine: str) -> str:

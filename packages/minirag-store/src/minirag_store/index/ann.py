@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import in_values
+from minirag_store.index.schema import ALL_ROWS, in_values
+from minirag_store.index.vectors import cosines, unit_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,11 +63,15 @@ class AnnSettings:
     #: top 10, 10 % 0.973 at a lower p50 (17 ms, vector side alone), 20 % 0.993 at 32 ms.
     probe_share: float = 0.1
     refine_factor: int = 10
+    #: False: hold no exact snapshot at any size; LanceDB searches (flat until the vector
+    #: index exists). For a process that asks one question (the CLI's ``query``): loading
+    #: the snapshot cost more than that question (SciFact: ~0.4 CPU-s, ~150 MB).
+    resident: bool = True
 
 
-def settings_for(config: Config) -> AnnSettings:
-    """The ANN settings of a configuration (RAG_ANN_MIN_CHUNKS)."""
-    return AnnSettings(min_chunks=config.ann_min_chunks)
+def settings_for(config: Config, *, resident: bool = True) -> AnnSettings:
+    """The ANN settings of a configuration (RAG_ANN_MIN_CHUNKS; ``resident``: above)."""
+    return AnnSettings(min_chunks=config.ann_min_chunks, resident=resident)
 
 
 #: Never probe fewer partitions than this.
@@ -165,15 +170,22 @@ class AnnSearch:
             .distance_type("cosine")
             .nprobes(self._probes)
             .refine_factor(self._settings.refine_factor)
-            .select(["id", "source", "parent_id", "_distance"])
+            .select(["id", "source", "parent_id", "vector"])
             .limit(limit)
         )
         if scope_sql:
             search = search.where(scope_sql, prefilter=True)
         rows = search.to_arrow().to_pylist()
-        for row in rows:
-            row["_distance"] = float(row["_distance"])
+        if not rows:
+            return [], similar
+        # Distances scored as the exact path scores them (vectors.py), not LanceDB's own
+        # float16 arithmetic: the same chunk gets the same distance on either path.
+        stored = unit_rows(np.asarray([row.pop("vector") for row in rows], dtype=np.float32))
+        scores = cosines(stored, vector)
+        for row, score in zip(rows, scores, strict=True):
+            row["_distance"] = float(1.0 - score)
             row["parent_id"] = row["parent_id"] or ""
+        rows.sort(key=lambda row: row["_distance"])  # stable: LanceDB's order on a tie
         return rows, similar
 
     def _similarity(
@@ -188,11 +200,9 @@ class AnnSearch:
             found += self._read(f"id IN {in_values(unread)}", ["id", "vector"], len(unread))
         if not found:
             return {}
-        matrix = np.asarray([r["vector"] for r in found], dtype=np.float32)
-        # float16 storage rounds the norm; renormalise so the dot product is a cosine
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        scores = matrix @ vector
-        return {r["id"]: float(s) for r, s in zip(found, scores.tolist(), strict=True)}
+        matrix = unit_rows(np.asarray([r["vector"] for r in found], dtype=np.float32))
+        scores = cosines(matrix, vector)
+        return {r["id"]: s for r, s in zip(found, scores.tolist(), strict=True)}
 
     def rows_by_id(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The hit columns of the rows with these ids."""
@@ -215,4 +225,4 @@ class AnnSearch:
 
     def _read(self, where: str, columns: list[str], limit: int | None) -> list[dict[str, Any]]:
         query = self._tbl.search().where(where).select(columns)
-        return query.limit(limit if limit is not None else 2**31 - 1).to_arrow().to_pylist()
+        return query.limit(limit if limit is not None else ALL_ROWS).to_arrow().to_pylist()

@@ -15,6 +15,7 @@ from typing import Any
 
 from minirag_store.index.keywords import section_keywords
 from minirag_store.index.readable import readable_pieces
+from minirag_store.index.schema import ALL_ROWS
 
 __all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "refresh_stale"]
 
@@ -23,7 +24,6 @@ __all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "
 #: 4: + word pairs (:func:`keywords.pairs`).
 KEYWORDS_VERSION = 4
 VERSION_COLUMN = "keywords_version"
-_ALL = 2**31 - 1
 _SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits
 _ROW_COLUMNS = ["id", "source", "title", "chunk_index", "text", "body_start", "parent_id"]
 
@@ -71,14 +71,14 @@ def refresh_stale(table: Any, in_sources: Callable[[Sequence[str]], str]) -> int
         table.search()
         .where(f"{VERSION_COLUMN} < {KEYWORDS_VERSION}")
         .select(["source"])
-        .limit(_ALL)
+        .limit(ALL_ROWS)
         .to_arrow()
     )
     sources = list(dict.fromkeys(stale.column("source").to_pylist()))
     done = 0
     for start in range(0, len(sources), _SOURCES_PER_WRITE):
         where = in_sources(sources[start : start + _SOURCES_PER_WRITE])
-        rows = table.search().where(where).select(_ROW_COLUMNS).limit(_ALL).to_arrow()
+        rows = table.search().where(where).select(_ROW_COLUMNS).limit(ALL_ROWS).to_arrow()
         rows = rows.to_pylist()
         columns = {
             "id": [r["id"] for r in rows],

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "LOCATOR",
     "META_COLUMNS",
     "ROW_FIELDS",
     "TABLE_NAME",
@@ -26,6 +27,8 @@ __all__ = [
     "chunk_id",
     "in_sources",
     "in_values",
+    "meta_projection",
+    "missing_columns",
     "parent_key",
     "schema",
     "scope_filter",
@@ -42,8 +45,12 @@ META_COLUMNS += ["scheme_version", "ocr_engine"]
 #: Fields a caller supplies per chunk; the table adds id, keywords, vector and ingested_at.
 ROW_FIELDS = (
     "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
-    "file_hash", "mtime", "size", "ocr_engine", "scheme_version",
+    "file_hash", "mtime", "size", "ocr_engine", "scheme_version", "locator",
 )  # fmt: skip
+#: Where a chunk is in its source (JSON, :mod:`minirag_store.index.locate`). Indexes made
+#: before it lack the column until their first write adds it (:func:`missing_columns`);
+#: a NULL says "written before locators" and makes the next sync re-read that source.
+LOCATOR = "locator"
 
 
 def sql_str(value: str) -> str:
@@ -59,8 +66,21 @@ def _key(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
 
 
+#: The limit of a read meant to return every matching row: LanceDB's plain queries
+#: return 10 rows unless given a limit.
+ALL_ROWS = 2**31 - 1
+
 #: Lance's field metadata naming the (unenforced) primary key its merge_insert checks.
 _PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
+
+
+def has_primary_key(table_schema: pa.Schema) -> bool:
+    """Whether ``id`` is the table's primary key (indexes made before it was lack it).
+
+    Lance spells the mark two ways: ``...-primary-key`` (set at creation, as here) and
+    ``...-primary-key:position`` (set by ``set_unenforced_primary_key``)."""
+    meta = table_schema.field("id").metadata or {}
+    return any(key.startswith(_PRIMARY_KEY) for key in meta)
 
 
 def chunk_id(source: str, chunk_index: int) -> str:
@@ -99,6 +119,7 @@ def schema(dim: int, model_id: str) -> pa.Schema:
         ("ocr_engine", pa.string()),
         ("scheme_version", pa.int32()),
         ("keywords_version", pa.int32()),  # see keyword_column.py
+        (LOCATOR, pa.string()),
     ]
     meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
     return pa.schema(
@@ -145,6 +166,22 @@ def scope_filter(scopes: Sequence[str] | None) -> str | None:
         base = prefix if prefix.endswith("/") else prefix + "/"
         parts.append(f"source = {sql_str(prefix)} OR starts_with(source, {sql_str(base)})")
     return "(" + " OR ".join(f"({p})" for p in parts) + ")"
+
+
+def missing_columns(table: Any) -> dict[str, str]:
+    """Columns an index made by an older version lacks, with the SQL that fills them in
+    (LanceDB ``add_columns``): all NULL, "not recorded"."""
+    return {} if LOCATOR in table.schema.names else {LOCATOR: "CAST(NULL AS STRING)"}
+
+
+def meta_projection(names: Sequence[str], optional: Sequence[str]) -> dict[str, str]:
+    """What a summary reads of each row of a table with columns ``names``: the metadata
+    columns, those of ``optional`` it has, and ``located`` (whether the row has a locator,
+    without reading it; False throughout before the column exists)."""
+    projection = {c: c for c in [*META_COLUMNS, *(c for c in optional if c in names)]}
+    if LOCATOR in names:
+        projection["located"] = f"{LOCATOR} IS NOT NULL"
+    return projection
 
 
 def check_dims(table_dim: int, db: object, model_id: str, dim: int) -> None:

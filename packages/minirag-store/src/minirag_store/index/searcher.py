@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
 from minirag_store.index.keywords import normalize_query
-from minirag_store.index.schema import scope_filter
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot, load_snapshot
+from minirag_store.index.schema import ALL_ROWS, scope_filter
+from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Searcher"]
 
-_ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
 #: How long a looked-up latest table version is trusted before asking LanceDB again.
 _VERSION_FRESH_S = 0.25
 
@@ -101,8 +100,11 @@ class Searcher:
             held = self._ann
             if held is None or held[0] < current:
                 trained = trained_rows(self._tbl)
-                ready = trained is not None and self._tbl.count_rows() >= settings.min_chunks
-                path = AnnSearch(self._tbl, settings, ROW_COLUMNS, trained or 0) if ready else None
+                ready = not settings.resident or (
+                    trained is not None and self._tbl.count_rows() >= settings.min_chunks
+                )
+                columns = hit_columns(self._tbl)
+                path = AnnSearch(self._tbl, settings, columns, trained or 0) if ready else None
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back
                 held = (current, path)
@@ -117,7 +119,7 @@ class Searcher:
             with self._lock:
                 snap = self._snap
                 if snap is None or snap.version < current:
-                    snap = load_snapshot(self._tbl, current, self._dim, _ALL, snap)
+                    snap = load_snapshot(self._tbl, current, self._dim, ALL_ROWS, snap)
                     self._snap = snap
         return snap
 

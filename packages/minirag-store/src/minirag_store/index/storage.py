@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
+from minirag_store.index.creation import create_once
 from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
@@ -90,14 +91,27 @@ def open_lance_table(
             return None
         local.mkdir(parents=True, exist_ok=True)
     db = connect(str(db_path), storage_options)
-    try:
-        return db.open_table(name)
-    except ValueError:  # lancedb's "table not found"
-        if create is None:
+
+    def existing() -> Any:
+        try:
+            return db.open_table(name)
+        except ValueError:  # lancedb's "table not found"
             return None
+
+    table = existing()
+    if table is not None or create is None:
+        return table
+
+    def open_or_create() -> Any:
+        found = existing()
+        if found is not None:
+            return found
         if local is not None:
             summary.invalidate(local)  # left by a table that was deleted
         return db.create_table(name, schema=create, exist_ok=True)
+
+    # one creator at a time: a concurrent create_table empties a table just created
+    return create_once(local, str(db_path), dict(storage_options), open_or_create, existing)
 
 
 def consistency(db_uri: str) -> timedelta:

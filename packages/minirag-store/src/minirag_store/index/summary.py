@@ -44,7 +44,7 @@ __all__ = ["FILE_NAME", "IndexSummary", "SourceMeta", "invalidate", "load", "sto
 
 FILE_NAME = "index-summary.json"
 #: Bumped when the file's layout changes: an older layout is simply rebuilt.
-FORMAT = 1
+FORMAT = 2  # 2: SourceMeta.located
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class SourceMeta:
     chunk_count: int
     scheme_version: int  # the oldest scheme among its chunks
     ocr_engine: str
+    located: bool = True  # False: some chunk was written before locators (sync re-reads it)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def _encode(summary: IndexSummary) -> dict[str, Any]:
 def _fields(m: SourceMeta) -> list[Any]:
     """A source's metadata as the list :func:`load` reads back, in field order."""
     return [m.source_type, m.title, m.file_hash, m.mtime, m.size, m.chunk_count,
-            m.scheme_version, m.ocr_engine]  # fmt: skip
+            m.scheme_version, m.ocr_engine, m.located]  # fmt: skip
 
 
 def store(db_path: Path | None, summary: IndexSummary, latest_version: Any) -> bool:
@@ -185,11 +186,14 @@ def summarize(
     """
     metas: dict[str, SourceMeta] = {}
     counts: dict[str, int] = {}
+    unlocated: set[str] = set()  # rows without ``located`` (no column yet) count as such
     by_scheme: dict[int, int] = {}
     lowest_keywords: int | None = None  # a running minimum: ``rows`` may be a stream
     for row in rows:
         source, scheme = row["source"], row["scheme_version"]
         counts[source] = counts.get(source, 0) + 1
+        if not row.get("located", False):
+            unlocated.add(source)
         by_scheme[scheme] = by_scheme.get(scheme, 0) + 1
         if keywords_column is not None:
             entry = row[keywords_column] or 0
@@ -204,7 +208,10 @@ def summarize(
         version=version,
         model_id=model_id,
         dim=dim,
-        sources={s: replace(m, chunk_count=counts[s]) for s, m in metas.items()},
+        sources={
+            s: replace(m, chunk_count=counts[s], located=s not in unlocated)
+            for s, m in metas.items()
+        },
         chunks_by_scheme=by_scheme,
         keywords_version=(
             (keywords_default if lowest_keywords is None else lowest_keywords)

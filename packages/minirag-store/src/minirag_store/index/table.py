@@ -28,22 +28,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index import ann as ann_index
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index import summary, upkeep
 from minirag_store.index.ann import AnnSettings
+from minirag_store.index.fragments import arrow_rows, commit_replace
 from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
-    META_COLUMNS,
-    ROW_FIELDS,
+    ALL_ROWS,
     TABLE_NAME,
     check_model,
-    chunk_id,
+    has_primary_key,
     in_sources,
+    meta_projection,
+    missing_columns,
     schema,
     sql_str,
     stored_model,
@@ -51,7 +52,7 @@ from minirag_store.index.schema import (
 from minirag_store.index.searcher import Searcher
 from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.summary import IndexSummary, SourceMeta
-from minirag_store.index.vectors import ROW_COLUMNS, VectorSnapshot
+from minirag_store.index.vectors import VectorSnapshot, hit_columns
 
 Ann = AnnSettings | None
 
@@ -60,9 +61,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["ChunkTable", "SourceMeta"]
-
-_ALL = 2**31 - 1  # LanceDB plain queries default to 10 rows: always pass a limit
-_BATCH = 8192  # rows per Arrow batch when a whole column set is streamed
 
 
 class ChunkTable:
@@ -84,6 +82,7 @@ class ChunkTable:
         self.model_id = model_id
         self.dim = dim
         self._ann = ann
+        self._options = dict(options)
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._summary: IndexSummary | None = None  # the last one read, of its version
@@ -136,6 +135,9 @@ class ChunkTable:
         """Create missing indexes (on an empty table too), retrying on conflicts."""
 
         def create() -> None:
+            if not has_primary_key(self._tbl.schema):  # an index made before it had one
+                with self._writing():
+                    upkeep.ensure_primary_key(self._tbl)
             missing = upkeep.missing_indexes(self._tbl)
             if missing:  # the common case is none: no write, so the summary stays current
                 with self._writing():
@@ -180,19 +182,7 @@ class ChunkTable:
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
-        import numpy as np
-        import pyarrow as pa
-
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        columns: dict[str, Any] = {f: [r[f] for r in rows] for f in ROW_FIELDS}
-        columns["id"] = [chunk_id(r["source"], r["chunk_index"]) for r in rows]
-        columns["keywords"] = kwcol.keyword_column(rows)
-        columns[kwcol.VERSION_COLUMN] = [kwcol.KEYWORDS_VERSION] * len(rows)
-        columns["ingested_at"] = [now] * len(rows)
-        flat = pa.array(np.asarray(vectors, dtype=np.float16).reshape(-1), pa.float16())
-        columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
-        schema = self._tbl.schema
-        return pa.table({f.name: columns[f.name] for f in schema}, schema=schema)
+        return arrow_rows(self._tbl.schema, self.dim, rows, vectors)
 
     def replace_sources(
         self, sources: Sequence[str], rows: Sequence[Mapping[str, Any]], vectors: np.ndarray
@@ -212,6 +202,7 @@ class ChunkTable:
         if not rows:
             self.delete_sources(unique)
             return
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
         data = self._arrow(rows, vectors)
         scope = in_sources(unique)
 
@@ -228,6 +219,28 @@ class ChunkTable:
         # Another process's commits (on object storage: another machine's) can outlast
         # LanceDB's own retries: start over from the latest version (upkeep).
         upkeep.retry_conflicts(merge, give_up=None)
+
+    def fragment_target(self) -> tuple[str, dict[str, str], pa.Schema]:
+        """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
+        dataset's URI, its storage options and the table's schema (model metadata and
+        field ids included)."""
+        upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
+        return self._tbl.to_lance().uri, dict(self._options), self._tbl.schema
+
+    def replace_with_fragments(self, sources: Sequence[str], fragments: Sequence[Any]) -> None:
+        """Make the rows of ``fragments`` (written by :func:`~minirag_store.index.
+        fragments.write_fragments`, rows of ``sources`` only) the only chunks of
+        ``sources``, in one commit (a source without rows there ends up deleted)."""
+        if not sources:
+            return
+        uri, options = self._tbl.to_lance().uri, self._options
+
+        def commit() -> None:  # the deletions are recomputed on the latest version each try
+            with self._writing():
+                commit_replace(uri, options, sources, fragments)
+                self._tbl.checkout_latest()
+
+        upkeep.retry_conflicts(commit, give_up=None)
 
     def delete_sources(self, sources: Sequence[str]) -> int:
         """Delete every chunk of ``sources``; returns how many chunks were removed."""
@@ -252,19 +265,11 @@ class ChunkTable:
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
-    def _rows(self, where: str | None, columns: Sequence[str]) -> list[dict[str, Any]]:
+    def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> Iterator[dict]:
+        """Streamed an Arrow batch at a time (a whole table's metadata as dicts: ~1 KB a chunk)."""
         with self._rw.shared():
-            query = self._tbl.search().select(list(columns)).limit(_ALL)
-            if where:
-                query = query.where(where)
-            return query.to_arrow().to_pylist()
-
-    def _streamed_rows(self, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
-        """Every row's ``columns``, one Arrow batch at a time: a whole table as Python
-        dicts cost ~1 KB a chunk (250 MB at 250k chunks) at the end of every sync."""
-        with self._rw.shared():
-            batches = self._tbl.search().select(list(columns)).limit(_ALL).to_batches(_BATCH)
-            for batch in batches:
+            query = self._tbl.search().select(columns).limit(ALL_ROWS)
+            for batch in (query.where(where) if where else query).to_batches(8192):
                 yield from batch.to_pylist()
 
     def summary(self) -> IndexSummary:
@@ -279,10 +284,9 @@ class ChunkTable:
         if cached is not None and cached.version == version and cached.model_id == self.model_id:
             self._summary = cached
             return cached
-        has_kw = kwcol.VERSION_COLUMN in self._tbl.schema.names
-        columns = [*META_COLUMNS, *([kwcol.VERSION_COLUMN] if has_kw else [])]
+        has_kw = kwcol.VERSION_COLUMN in (names := self._tbl.schema.names)
         fresh = summary.summarize(
-            self._streamed_rows(columns),
+            self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN])),
             version=version,
             model_id=self.model_id,
             dim=self.dim,
@@ -325,7 +329,7 @@ class ChunkTable:
             where += f" AND chunk_index >= {int(first)}"
         if last is not None:
             where += f" AND chunk_index <= {int(last)}"
-        rows = self._rows(where, ROW_COLUMNS)
+        rows = self._rows(where, hit_columns(self._tbl))
         return sorted(rows, key=lambda r: r["chunk_index"])
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:

@@ -9,14 +9,18 @@ import logging
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
+
+from minirag_store.index.schema import has_primary_key
 
 __all__ = [
     "INDEXED_COLUMNS",
     "compact",
     "create_indexes",
     "drop_old_versions",
+    "ensure_primary_key",
     "missing_indexes",
     "retry_conflicts",
 ]
@@ -31,6 +35,20 @@ def missing_indexes(table: Any) -> list[str]:
     """The columns of :data:`INDEXED_COLUMNS` that have no index yet."""
     have = {tuple(ix.columns) for ix in table.list_indices()}
     return [c for c in INDEXED_COLUMNS if (c,) not in have]
+
+
+def ensure_primary_key(table: Any) -> bool:
+    """Make ``id`` the primary key of a table made before it was one (True if it did).
+
+    Without it two processes replacing the same source at once both insert its rows
+    (schema.py). The ids were never null, so the column can turn non-nullable, which a
+    primary key requires; both are one public metadata-only commit each, no rewrite."""
+    if has_primary_key(table.schema):
+        return False
+    if table.schema.field("id").nullable:
+        table.alter_columns({"path": "id", "nullable": False})
+    table.set_unenforced_primary_key("id")
+    return True
 
 
 def create_indexes(table: Any, columns: list[str]) -> None:
@@ -132,3 +150,22 @@ def retry_conflicts(action: Callable[[], None], *, give_up: str | None) -> bool:
                 raise
             time.sleep(0.2 * (attempt + 1))
     return False
+
+
+def add_missing_columns(
+    table: Any,
+    missing: Callable[[Any], dict[str, str]],
+    writing: Callable[[], AbstractContextManager[None]],
+) -> None:
+    """Before a write: add the columns an index made by an older version lacks, as
+    ``missing(table)`` names them with the SQL filling them (NULL: "not recorded"; for
+    the locator, the next sync then re-reads those sources), under ``writing()``. Asked
+    again on each try: another process may have added them meanwhile."""
+
+    def add() -> None:
+        if columns := missing(table):
+            table.add_columns(columns)
+
+    if missing(table):
+        with writing():
+            retry_conflicts(add, give_up=None)

@@ -25,17 +25,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.index.schema import LOCATOR
 from minirag_store.paths import scope_matches
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-__all__ = ["ROW_COLUMNS", "VectorSnapshot", "load_snapshot"]
+__all__ = [
+    "ROW_COLUMNS",
+    "VectorSnapshot",
+    "cosines",
+    "hit_columns",
+    "load_snapshot",
+    "unit_rows",
+]
 
 #: The columns a snapshot holds besides the vector: everything a search hit needs.
 ROW_COLUMNS = ["id", "source", "source_type", "title", "chunk_index", "text", "body_start"]
 ROW_COLUMNS += ["parent_id", "mtime", "size"]  # what the file was when indexed: hits' `stale`
+
+
+def hit_columns(table: Any) -> list[str]:
+    """:data:`ROW_COLUMNS`, and the locator when the table has it (an index made before
+    locators is searched as it is until a write adds the column)."""
+    return [*ROW_COLUMNS, LOCATOR] if LOCATOR in table.schema.names else list(ROW_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -74,10 +88,7 @@ class VectorSnapshot:
 
         if not self.ids:
             return [], {}
-        # einsum, not ``@``: BLAS splits a matrix-vector product over threads that spin
-        # while waiting for each other; on 2 busy cores that cost 16.6 CPU-ms at 100k
-        # rows against 7 for this single-threaded loop (the 10k case: 1.7 vs 1.2).
-        scores = np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
+        scores = cosines(self.matrix, query)
         found = [(i, self.row_of[i]) for i in ids if i in self.row_of]
         picked = scores[[row for _, row in found]].tolist() if found else []
         similar = {i: s for (i, _), s in zip(found, picked, strict=True)}
@@ -136,9 +147,10 @@ def load_snapshot(
         snapshot = _reload(table, version, dim, limit, previous)
         if snapshot is not None:
             return snapshot
-    data = table.search().with_row_id(True).select([*ROW_COLUMNS, "vector"]).limit(limit)
+    columns = hit_columns(table)
+    data = table.search().with_row_id(True).select([*columns, "vector"]).limit(limit)
     data = data.to_arrow()
-    return _build(version, data.select(ROW_COLUMNS), _matrix(data, dim), _row_ids(data))
+    return _build(version, data.select(columns), _matrix(data, dim), _row_ids(data))
 
 
 def _reload(
@@ -149,6 +161,9 @@ def _reload(
     import numpy as np
     import pyarrow as pa
 
+    hit = hit_columns(table)
+    if previous.columns.column_names != hit:
+        return None  # a column was added since: read every row with it
     scan = table.search().with_row_id(True).select(["chunk_index"]).limit(limit).to_arrow()
     now = _row_ids(scan)
     kept = np.isin(now, previous.row_ids)
@@ -160,11 +175,11 @@ def _reload(
     columns = previous.columns.take(pa.array(at))
     matrix, row_ids = previous.matrix[at], now[kept]
     if len(wanted):
-        fresh = table.take_row_ids(wanted.tolist()).with_row_id().select([*ROW_COLUMNS, "vector"])
+        fresh = table.take_row_ids(wanted.tolist()).with_row_id().select([*hit, "vector"])
         fresh = fresh.to_arrow()
         if fresh.num_rows != len(wanted):
             return None
-        columns = pa.concat_tables([columns, fresh.select(ROW_COLUMNS).cast(columns.schema)])
+        columns = pa.concat_tables([columns, fresh.select(hit).cast(columns.schema)])
         matrix = np.vstack([matrix, _matrix(fresh, dim)])
         row_ids = np.concatenate([row_ids, _row_ids(fresh)])
     return _build(version, columns, matrix, row_ids)
@@ -184,10 +199,30 @@ def _matrix(data: Any, dim: int) -> np.ndarray:
     if not n:
         return np.zeros((0, dim), dtype=np.float32)
     flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    matrix = flat.astype(np.float32).reshape(n, dim)
-    # float16 storage rounds the norm; renormalise so 1 - dot is a true cosine distance
+    return unit_rows(flat.astype(np.float32).reshape(n, dim))
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` (float32 copies of stored float16 vectors) renormalised in place:
+    float16 storage rounds the norm, so 1 - dot is then a true cosine distance.
+
+    The exact and the LanceDB paths (``ann.py``) both score with this and :func:`cosines`,
+    row by row in the same order of operations, so a chunk gets the very same distance
+    whichever path answered (the CLI's one question and a server agree to the last bit)."""
+    import numpy as np
+
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix
+
+
+def cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Each unit row's cosine similarity with ``query`` (float32)."""
+    import numpy as np
+
+    # einsum, not ``@``: BLAS splits a matrix-vector product over threads that spin
+    # while waiting for each other; on 2 busy cores that cost 16.6 CPU-ms at 100k
+    # rows against 7 for this single-threaded loop (the 10k case: 1.7 vs 1.2).
+    return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
 
 def _build(version: int, columns: Any, matrix: np.ndarray, row_ids: np.ndarray) -> VectorSnapshot:

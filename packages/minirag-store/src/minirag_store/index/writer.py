@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.index.locate import locate
 from minirag_store.index.readable import readable, readable_pieces
 from minirag_store.index.schema import parent_key
+from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +40,7 @@ __all__ = [
     "FLUSH_DOCS",
     "Document",
     "DocumentWriter",
+    "document_rows",
     "embed_texts",
 ]
 
@@ -73,6 +76,7 @@ class Document:
     size: int = 0
     ocr_engine: str = ""
     seed_title: bool = True
+    marks: tuple[tuple[int, dict[str, Any]], ...] = ()  # where pages/slides/rows start
 
 
 @dataclass
@@ -121,39 +125,8 @@ class DocumentWriter:
         self._window = _Window()
         self._last_commit = clock()
 
-    def _count_readable(self, text: str) -> int:
-        """The chunk budget is spent on what is embedded: a link's target costs nothing
-        (on a Wikipedia page, raw counting left chunks 32 readable tokens on average)."""
-        return self._embedder.count_tokens(readable(text))
-
     def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
-        """The rows of ``doc``'s chunks and the text each one's vector is made from."""
-        from minirag_chunker import SCHEME_VERSION, chunk_markdown
-
-        chunked = chunk_markdown(
-            doc.markdown,
-            count_tokens=self._count_readable,
-            budget=self._budget,
-            title=doc.title if doc.seed_title and doc.title else None,
-        )
-        rows = [
-            {
-                "source": doc.source,
-                "source_type": doc.source_type,
-                "title": doc.title,
-                "chunk_index": unit.index,
-                "text": unit.text,
-                "body_start": unit.body_start,
-                "parent_id": parent_key(doc.source, unit.section),
-                "file_hash": doc.file_hash,
-                "mtime": float(doc.mtime),
-                "size": int(doc.size),
-                "ocr_engine": doc.ocr_engine,
-                "scheme_version": SCHEME_VERSION,
-            }
-            for unit in chunked.units
-        ]
-        return rows, embed_texts(chunked.units)
+        return document_rows(doc, self._embedder.count_tokens, self._budget)
 
     def write(self, docs: Iterable[Document | None]) -> Iterator[tuple[Document, int]]:
         """Index ``docs``; yields ``(document, chunk_count)`` once each is committed.
@@ -228,6 +201,46 @@ class DocumentWriter:
     def finish(self) -> None:
         """Fold new rows into the indexes, compact and drop old versions (once per batch)."""
         self._table.maintain()
+
+
+def document_rows(
+    doc: Document, count_tokens: Callable[[str], int], budget: int
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of ``doc``'s chunks and the text each one's vector is made from.
+
+    Pure given the model's ``count_tokens``: the local writer and a Ray worker
+    (:mod:`minirag_store.ingest.ray_stages`) both cut documents here, so both index the
+    same chunks. The budget is spent on what is embedded: a link's target costs nothing
+    (on a Wikipedia page, raw counting left chunks 32 readable tokens on average).
+    """
+    from minirag_chunker import SCHEME_VERSION, chunk_markdown
+
+    chunked = chunk_markdown(
+        doc.markdown,
+        count_tokens=lambda text: count_tokens(readable(text)),
+        budget=budget,
+        title=doc.title if doc.seed_title and doc.title else None,
+    )
+    locators = locate(doc.markdown, doc.marks, chunked)
+    rows = [
+        {
+            "source": doc.source,
+            "source_type": doc.source_type,
+            "title": doc.title,
+            "chunk_index": unit.index,
+            "text": unit.text,
+            "body_start": unit.body_start,
+            "parent_id": parent_key(doc.source, unit.section),
+            "file_hash": doc.file_hash,
+            "mtime": float(doc.mtime),
+            "size": int(doc.size),
+            "ocr_engine": doc.ocr_engine,
+            "scheme_version": SCHEME_VERSION,
+            "locator": encode_locator(locator),
+        }
+        for unit, locator in zip(chunked.units, locators, strict=True)
+    ]
+    return rows, embed_texts(chunked.units)
 
 
 def embed_texts(units: Sequence[Unit]) -> list[str]:

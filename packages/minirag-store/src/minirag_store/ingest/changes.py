@@ -155,6 +155,21 @@ def _mount_types(mountinfo: str) -> list[tuple[str, str]]:
     return mounts
 
 
+def shared_index(db_remote: str | None) -> str | None:
+    """Why an index on object storage is followed by polling, or None (a local index).
+
+    Such an index is shared: other machines sync into it, often from their own copy of
+    the same folders, and a notification here reports only this machine's edits. A poll
+    reconciles the roots with whatever the index holds now, whoever wrote it.
+    """
+    if db_remote is None:
+        return None
+    return (
+        "the index is on object storage (DB_PATH is a URI), shared with other machines: "
+        "notifications here would report this machine's edits only"
+    )
+
+
 def network_filesystem(roots: Sequence[Path], mountinfo: str | None = None) -> str | None:
     """Why notifications cannot be trusted for ``roots``, or None.
 

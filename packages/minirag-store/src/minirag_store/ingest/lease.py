@@ -42,6 +42,7 @@ from typing import Any
 
 from minirag_store.config import Config
 from minirag_store.errors import SyncBusyError
+from minirag_store.index.creation import open_store
 from minirag_store.ingest.lock import SyncLock, describe_age
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "SyncLease",
     "failure_text",
     "lease_lost",
-    "open_store",
     "sync_guard",
     "take_sync_guard",
 ]
@@ -60,47 +60,11 @@ _HOST = socket.gethostname()
 LEASE_NAME = ".sync-lease.json"
 #: A heartbeat every timeout / HEARTBEATS_PER_TIMEOUT seconds.
 HEARTBEATS_PER_TIMEOUT = 8
-#: obstore's client settings; the rest of the storage options are the store's own keys
-#: (LanceDB accepts both kinds in one mapping, obstore takes them apart).
-_CLIENT_KEYS = frozenset({
-    "allow_http", "allow_invalid_certificates", "connect_timeout", "default_content_type",
-    "http1_only", "http2_only", "pool_idle_timeout", "pool_max_idle_per_host", "proxy_url",
-    "proxy_ca_certificate", "proxy_excludes", "randomize_addresses", "read_timeout",
-    "timeout", "user_agent",
-})  # fmt: skip
-_TRUE = frozenset({"1", "true", "yes", "on"})
 #: Lease URIs held by live SyncLease objects of this process: a lease recorded with this
 #: host and PID but not in here was left by an earlier sync of this process that could
 #: not release it (the store was down), so it is taken over at once.
 _HELD: set[str] = set()
 _HELD_GUARD = threading.Lock()
-
-
-def open_store(uri: str, storage_options: Mapping[str, str]) -> Any:
-    """An obstore store at ``uri`` (the index's prefix) with the index's storage options.
-
-    Credentials, region and endpoint not in the options come from the same environment
-    variables LanceDB reads (``AWS_*``, ``GOOGLE_*``, ``AZURE_*``). Options obstore does
-    not know are LanceDB's own (``client_max_retries`` ...) and are left out here.
-    """
-    from obstore.exceptions import UnknownConfigurationKeyError
-    from obstore.store import from_url
-
-    client: dict[str, Any] = {}
-    config: dict[str, str] = {}
-    for key, value in storage_options.items():
-        name = key.lower()
-        if name in _CLIENT_KEYS:
-            client[name] = value.strip().lower() in _TRUE if name.startswith("allow") else value
-            continue
-        try:
-            from_url(uri, config={name: value})
-        except UnknownConfigurationKeyError:
-            continue  # one of LanceDB's own options (client_max_retries, ...)
-        except Exception:  # a known key, incomplete alone (a key id needs its secret)
-            pass
-        config[name] = value
-    return from_url(uri, config=config or None, client_options=client or None)  # type: ignore[arg-type]
 
 
 class SyncLease:

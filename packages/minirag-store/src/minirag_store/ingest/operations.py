@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
 
 __all__ = [
+    "document_of",
     "idle_seconds",
     "ingest_data",
     "ingest_file",
@@ -71,7 +72,8 @@ def report_progress(
         progress(Progress(job.done, job.total, current, job.counts()))
 
 
-def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
+def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
+    """What the writer takes of a parsed file (the local and the Ray sync alike)."""
     from minirag_store.index.writer import Document
 
     return Document(
@@ -84,6 +86,7 @@ def _document(parsed: Parsed, source_type: SourceType = "file") -> Document:
         size=parsed.size,
         ocr_engine=parsed.ocr_engine,
         seed_title=bool(parsed.title),
+        marks=parsed.marks,
     )
 
 
@@ -124,7 +127,7 @@ def write_parsed(
                 report_progress(job, progress, item.source)
             else:
                 outstanding[item.source] = None
-                yield _document(item)
+                yield document_of(item)
             if job.cancel_requested:
                 return
 
@@ -195,7 +198,7 @@ def ingest_file(index: Index, path: str) -> IngestResult:
         raise ConversionError(f"{source}: {oversized_message(size, index.config.max_file_size)}")
     converted = convert_file(target, index.config)
     parsed = Parsed.of(source, file_digest(target), converted)
-    return _write_one(index, _document(parsed), "file")
+    return _write_one(index, document_of(parsed), "file")
 
 
 def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
@@ -305,7 +308,7 @@ def ingest_data(
         markdown=converted.markdown,
         title=converted.title or "",
     )
-    return _write_one(index, _document(parsed, "data"), "data")
+    return _write_one(index, document_of(parsed, "data"), "data")
 
 
 def ingest_url(
@@ -331,8 +334,9 @@ def ingest_url(
         markdown=converted.markdown,
         title=converted.title or "",
         ocr_engine=converted.ocr_engine,
+        marks=converted.marks,
     )
-    return _write_one(index, _document(parsed, "url"), "url")
+    return _write_one(index, document_of(parsed, "url"), "url")
 
 
 _TEXT_TYPES: dict[str, str] = {
@@ -388,4 +392,4 @@ def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | 
         converted = convert_file(path, index.config)
     # The temp name says nothing; an explicit title wins, else the document's own.
     chosen = title or (converted.title if converted.title != "download" else None)
-    return Converted(converted.markdown, chosen, converted.ocr_engine)
+    return Converted(converted.markdown, chosen, converted.ocr_engine, converted.marks)

@@ -49,6 +49,8 @@ def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
     source, path = entry.source, str(entry.path)
     if meta is None or meta.source_type != "file" or meta.scheme_version < scheme:
         return ParseTask(source, path)
+    if not meta.located:  # indexed before locators: read again to record its pages
+        return ParseTask(source, path)
     if meta.size == entry.size and meta.mtime == entry.mtime:
         return None
     return ParseTask(source, path, known_hash=meta.file_hash or None)

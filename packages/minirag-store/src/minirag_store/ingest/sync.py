@@ -117,10 +117,15 @@ def _touch(table: Any, touched: list[Parsed]) -> None:
 
 
 def reconcile(
-    index: Index, job: Job, under: Scope, progress: ProgressCallback | None = None
+    index: Index,
+    job: Job,
+    under: Scope,
+    progress: ProgressCallback | None = None,
+    ray: str | None = None,
 ) -> None:
     """Run one sync of ``under`` (None: every root) into ``job`` (the caller holds the
-    sync lock and finishes the job)."""
+    sync lock and finishes the job); with ``ray`` (a Ray address) the files are parsed,
+    embedded and written on that cluster (:mod:`minirag_store.ingest.distributed`)."""
     from minirag_store.index import summary
     from minirag_store.index.keyword_column import KEYWORDS_VERSION
 
@@ -149,6 +154,14 @@ def reconcile(
             table.maintain()
         return
     touched: list[Parsed] = []
+    if ray is not None:
+        from minirag_store.ingest.distributed import sync_on_ray
+
+        try:
+            sync_on_ray(index, job, plan.tasks, ray, progress=progress, touched=touched)
+        finally:
+            _touch(table, touched)
+        return
     stream = parse_all(
         plan.tasks, config, cancelled=lambda: job.cancel_requested, idle=idle_seconds()
     )
@@ -216,11 +229,12 @@ class SyncManager:
         lock: SyncLock | SyncLease,
         under: Scope,
         progress: ProgressCallback | None,
+        ray: str | None = None,
     ) -> None:
         job.start()
         state, error = "failed", "interrupted"
         try:
-            reconcile(self._index, job, under, progress)
+            reconcile(self._index, job, under, progress, ray)
             state, error = ("cancelled" if job.cancel_requested else "succeeded"), None
         except MiniragError as e:
             error = str(e)
@@ -234,13 +248,28 @@ class SyncManager:
                 state, error = "failed", lost
             job.finish(state, error)  # type: ignore[arg-type]
 
-    def start(self, path: str | None = None) -> str:
+    def _ray(self, ray: str | None) -> str | None:
+        """The Ray address a sync someone asked for runs on: ``ray`` ("" = the configured
+        RAG_RAY_ADDRESS, else a local runtime), else RAG_RAY_ADDRESS, else None (local).
+        The extra's absence is refused here, before any lock is taken."""
+        address = self._index.config.ray_address if ray is None else ray
+        if address is None:
+            return None
+        from minirag_store.ingest.distributed import LOCAL, check_installed
+
+        check_installed()
+        return address or self._index.config.ray_address or LOCAL
+
+    def start(self, path: str | None = None, *, ray: str | None = None) -> str:
         """Start a background sync; returns its jobId. Refuses at once when busy (a
         watcher's sync is cancelled to make way: :meth:`_preempt_watcher`)."""
         under = self._under(path)
+        address = self._ray(ray)
         job, lock = self._begin_first(under, foreground=False)
         thread = threading.Thread(
-            target=self._work, args=(job, lock, under, None), name=f"minirag-sync-{job.job_id}"
+            target=self._work,
+            args=(job, lock, under, None, address),
+            name=f"minirag-sync-{job.job_id}",
         )
         thread.daemon = True
         try:
@@ -252,11 +281,19 @@ class SyncManager:
         self._threads[job.job_id] = thread
         return job.job_id
 
-    def run(self, path: str | None = None, progress: ProgressCallback | None = None) -> JobStatus:
-        """Sync in the calling thread and return the finished job (before a watcher's)."""
+    def run(
+        self,
+        path: str | None = None,
+        progress: ProgressCallback | None = None,
+        *,
+        ray: str | None = None,
+    ) -> JobStatus:
+        """Sync in the calling thread and return the finished job (before a watcher's);
+        ``ray``: on a Ray cluster (see :meth:`_ray`)."""
         under = self._under(path)
+        address = self._ray(ray)
         job, lock = self._begin_first(under, foreground=True)
-        self._work(job, lock, under, progress)
+        self._work(job, lock, under, progress, address)
         return job.snapshot()
 
     def run_paths(

@@ -8,7 +8,8 @@ How changes are learnt (``RAG_WATCH``, :attr:`Config.watch`):
 * ``poll``: a full sync every ``RAG_WATCH_POLL_SECONDS``. A sync of an unchanged corpus
   is the cheap (size, mtime) pass: one scan, and neither LanceDB nor the model is opened
   (:mod:`minirag_store.index.summary`). Used when RAG_WATCH=poll, when a root lies on a
-  network filesystem (a notification there reports this machine's writes only), and
+  network filesystem (a notification there reports this machine's writes only), when
+  the index is on object storage (shared with other machines, for the same reason), and
   when notifications cannot start (the inotify watch limit, say).
 
 Changes are gathered into batches (:mod:`minirag_store.ingest.changes`): a batch is
@@ -30,7 +31,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_store.errors import MiniragError, SyncBusyError
-from minirag_store.ingest.changes import Pending, batch_scopes, network_filesystem, relevant_change
+from minirag_store.ingest.changes import (
+    Pending,
+    batch_scopes,
+    network_filesystem,
+    relevant_change,
+    shared_index,
+)
 from minirag_store.results import JobStatus, WatchBatch
 
 if TYPE_CHECKING:
@@ -133,6 +140,7 @@ class Watcher:
         """Watch until :meth:`stop`: notifications when they can be trusted, else polling."""
         try:
             reason = "RAG_WATCH=poll" if self._force_poll else None
+            reason = reason or shared_index(self._config.db_remote)
             reason = reason or network_filesystem(self._config.roots)
             if reason is None:
                 reason = self._run_notify()

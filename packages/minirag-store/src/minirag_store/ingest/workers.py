@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minirag_store.config import Config
 
@@ -72,6 +72,7 @@ class Parsed:
     title: str = ""
     ocr_engine: str = ""
     error: str | None = None
+    marks: tuple[tuple[int, dict[str, Any]], ...] = ()  # the conversion's (convert/marks.py)
 
     @classmethod
     def of(cls, source: str, digest: tuple[str, int, float], converted: Converted) -> Parsed:
@@ -85,6 +86,7 @@ class Parsed:
             markdown=converted.markdown,
             title=converted.title or "",
             ocr_engine=converted.ocr_engine,
+            marks=converted.marks,
         )
 
 

@@ -1,0 +1,60 @@
+"""Where each hit is, as the CLI shows it: ``avtoreferat.pdf p. 4``, ``test.pptx slide 5``,
+the sheet and rows of a workbook; ``read --page`` / ``--slide`` print one page or slide."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+ON_PAGE_4 = "Диссертация состоит из пяти глав"
+
+
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory, run_cli, fixtures) -> dict:
+    """A PDF and a deck, synced once through the real console script."""
+    base = tmp_path_factory.mktemp("paged")
+    root = base / "docs"
+    root.mkdir()
+    shutil.copy(fixtures / "thesis" / "avtoreferat.pdf", root / "avtoreferat.pdf")
+    shutil.copy(fixtures / "markitdown" / "test.pptx", root / "test.pptx")
+    flags = ["--base-dir", str(root), "--db-path", str(base / "index")]
+    env = {"RAG_OCR_MIN_CHARS_PER_PAGE": "0"}  # text pages: no OCR
+    ran = run_cli("sync", *flags, env=env)
+    assert ran.code == 0, ran.stderr
+    return {"root": root, "flags": flags, "env": env}
+
+
+def test_query_prints_the_page_and_slide_of_each_hit(invoke, paged):
+    ran = invoke("query", ON_PAGE_4, "--top-k", "3", *paged["flags"], env=paged["env"])
+    assert ran.code == 0, ran.stderr
+    first = ran.stdout.splitlines()[0]
+    assert first.startswith("1. avtoreferat.pdf p. 4  #"), first
+    sources = ran.stdout.split("Sources:")[1]
+    assert "avtoreferat.pdf" in sources and "p. 4" in sources.split("avtoreferat.pdf")[1]
+    deck = invoke("query", "a nested shape with content in 2 shapes", *paged["flags"])
+    assert "test.pptx slide 5  #" in deck.stdout
+
+
+def test_query_json_carries_the_locator(invoke, paged):
+    ran = invoke("query", ON_PAGE_4, "--top-k", "1", "--json", *paged["flags"])
+    hit = ran.json()["results"][0]
+    assert hit["locator"]["page"] == 4
+    assert ran.json()["sources"][0]["pages"] == [4]
+
+
+def test_read_page_prints_that_page_only(invoke, paged):
+    pdf = str(paged["root"] / "avtoreferat.pdf")
+    ran = invoke("read", pdf, "--page", "5", *paged["flags"])
+    assert ran.code == 0, ran.stderr
+    assert "ЗАКЛЮЧЕНИЕ" in ran.stdout and "СОДЕРЖАНИЕ РАБОТЫ" not in ran.stdout
+    slide = invoke("read", str(paged["root"] / "test.pptx"), "--slide", "3", *paged["flags"])
+    assert "A table to test parsing" in slide.stdout and "A chart" not in slide.stdout
+
+
+def test_read_page_refusals_say_what_to_do(invoke, paged, run_cli):
+    pdf = str(paged["root"] / "avtoreferat.pdf")
+    past = invoke("read", pdf, "--page", "9", *paged["flags"])
+    assert past.code == 1 and "pages 1..6" in past.stderr and "page 9 does not exist" in past.stderr
+    deck = run_cli("read", str(paged["root"] / "test.pptx"), "--page", "2", *paged["flags"])
+    assert deck.code == 1 and "has no pages" in deck.stderr and "without page" in deck.stderr
