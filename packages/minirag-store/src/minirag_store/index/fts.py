@@ -19,7 +19,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from minirag_store.index.storage import consistency, local_folder
+from minirag_store.index.storage import consistency, local_folder, session
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -111,6 +111,7 @@ class KeywordSearcher:
                 str(self._db_path),
                 read_consistency_interval=consistency(str(self._db_path)),
                 storage_options=self._storage_options,
+                session=session(),
             )
             table = await db.open_table(self._table_name)
             if self._table is None:  # only the loop thread sets it: no lock needed

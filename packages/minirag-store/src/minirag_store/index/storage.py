@@ -38,6 +38,7 @@ __all__ = [
     "local_folder",
     "open_lance_table",
     "redact",
+    "session",
     "store_errors",
     "store_errors_on",
     "unavailable",
@@ -118,13 +119,36 @@ def consistency(db_uri: str) -> timedelta:
     return timedelta(0) if local_folder(db_uri) is not None else REMOTE_CONSISTENCY
 
 
+#: LanceDB's metadata cache (manifests, fragment and deletion-file metadata, index
+#: descriptions), shared by every connection of this process. Its default is 1 GiB, and
+#: it keeps each version it has read: a sync commits every half second and every commit
+#: is a version whose manifest lists every fragment, so a full SciFact sync (~650
+#: commits) grew it to 320 MB and a larger corpus grows it further (quadratically in the
+#: commits). The latest version is all we read; 64 MB holds it many times over (a
+#: bounded cache kept the sync's peak flat; measured in ``bench/sync_memory.py``). The
+#: index cache (posting lists, IVF partitions: what queries reuse) keeps its default.
+METADATA_CACHE_BYTES = 64 << 20
+
+
+@functools.cache
+def session() -> Any:
+    """The process's one LanceDB session (its caches), with a bounded metadata cache."""
+    import lancedb
+
+    return lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+
+
 def connect(db_uri: str, storage_options: Options = ()) -> Any:
-    """A LanceDB connection to ``db_uri`` (see :func:`consistency` for how fresh)."""
+    """A LanceDB connection to ``db_uri`` (see :func:`consistency` for how fresh), in the
+    process's :func:`session`."""
     import lancedb
 
     options = dict(storage_options) or None
     return lancedb.connect(
-        db_uri, read_consistency_interval=consistency(db_uri), storage_options=options
+        db_uri,
+        read_consistency_interval=consistency(db_uri),
+        storage_options=options,
+        session=session(),
     )
 
 

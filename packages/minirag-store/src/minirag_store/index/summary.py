@@ -176,7 +176,8 @@ def summarize(
     keywords_column: str | None,
     keywords_default: int,
 ) -> IndexSummary:
-    """The summary of a table version from its metadata rows (one per chunk).
+    """The summary of a table version from its metadata rows (one per chunk; any
+    iterable, read once, so a caller can stream them batch by batch).
 
     A source's metadata is taken from its chunk of the oldest chunking scheme, so a source
     half-way through a scheme change still counts as stale. ``keywords_column`` names the
@@ -187,7 +188,7 @@ def summarize(
     counts: dict[str, int] = {}
     unlocated: set[str] = set()  # rows without ``located`` (no column yet) count as such
     by_scheme: dict[int, int] = {}
-    keyword_versions: list[int] = []
+    lowest_keywords: int | None = None  # a running minimum: ``rows`` may be a stream
     for row in rows:
         source, scheme = row["source"], row["scheme_version"]
         counts[source] = counts.get(source, 0) + 1
@@ -195,7 +196,8 @@ def summarize(
             unlocated.add(source)
         by_scheme[scheme] = by_scheme.get(scheme, 0) + 1
         if keywords_column is not None:
-            keyword_versions.append(row[keywords_column] or 0)
+            entry = row[keywords_column] or 0
+            lowest_keywords = entry if lowest_keywords is None else min(lowest_keywords, entry)
         prev = metas.get(source)
         if prev is None or scheme < prev.scheme_version:
             metas[source] = SourceMeta(
@@ -212,6 +214,8 @@ def summarize(
         },
         chunks_by_scheme=by_scheme,
         keywords_version=(
-            min(keyword_versions, default=keywords_default) if keywords_column else 0
+            (keywords_default if lowest_keywords is None else lowest_keywords)
+            if keywords_column
+            else 0
         ),
     )

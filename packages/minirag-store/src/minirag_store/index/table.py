@@ -265,12 +265,12 @@ class ChunkTable:
             self._tbl.update(where=f"source = {sql_str(source)}", values={"mtime": float(mtime)})
 
     # -------------------------------------------------------------------- reads
-    def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> list[dict[str, Any]]:
+    def _rows(self, where: str | None, columns: list[str] | dict[str, str]) -> Iterator[dict]:
+        """Streamed an Arrow batch at a time (a whole table's metadata as dicts: ~1 KB a chunk)."""
         with self._rw.shared():
             query = self._tbl.search().select(columns).limit(ALL_ROWS)
-            if where:
-                query = query.where(where)
-            return query.to_arrow().to_pylist()
+            for batch in (query.where(where) if where else query).to_batches(8192):
+                yield from batch.to_pylist()
 
     def summary(self) -> IndexSummary:
         """Per-source metadata and counts of the latest version: from the summary file
@@ -285,9 +285,8 @@ class ChunkTable:
             self._summary = cached
             return cached
         has_kw = kwcol.VERSION_COLUMN in (names := self._tbl.schema.names)
-        rows = self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN]))
         fresh = summary.summarize(
-            rows,
+            self._rows(None, meta_projection(names, [kwcol.VERSION_COLUMN])),
             version=version,
             model_id=self.model_id,
             dim=self.dim,
