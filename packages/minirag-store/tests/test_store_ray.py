@@ -252,3 +252,17 @@ def test_a_failing_ray_job_leaves_every_source_old_or_new_whole(pair, monkeypatc
     monkeypatch.undo()
     assert ray_index.sync(ray="")["state"] == "succeeded"  # a rerun completes it
     _same_index(ray_index, local_index)
+
+
+def test_gpus_asked_of_a_cluster_without_them_are_refused(pair, model_env, tmp_path) -> None:
+    _, _, root = pair
+    env = {**_env(model_env, root, str(tmp_path / "gpu-db")), "RAG_RAY_GPUS": "1"}
+    index = Index.open(env)
+    try:
+        assert index.config.ray_gpus == 1
+        job = index.sync(ray="")  # the local runtime of this module: 2 CPUs, no GPU
+        assert job["state"] == "failed"
+        assert "RAG_RAY_GPUS=1" in job["error"] and "0 GPU(s)" in job["error"]
+        assert job["counts"]["ingested"] == 0  # refused before any work went out
+    finally:
+        index.close()

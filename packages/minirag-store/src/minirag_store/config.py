@@ -136,6 +136,9 @@ class Config:
     #: RAG_RAY_ADDRESS: syncs someone asks for run on this Ray cluster ("local": a Ray
     #: runtime started in this process); None: locally (ingest/distributed.py).
     ray_address: str | None = None
+    #: RAG_RAY_GPUS: GPUs each Ray embedding worker reserves (0: CPU only). The model runs
+    #: on one only where the workers' onnxruntime has CUDA (onnxruntime-gpu).
+    ray_gpus: int = 0
 
     @property
     def db_uri(self) -> str:
@@ -383,5 +386,6 @@ def load_config(
             env, "RAG_WATCH_POLL_SECONDS", DEFAULT_WATCH_POLL_SECONDS, 1, 24 * 3600
         ),
         ray_address=env.get("RAG_RAY_ADDRESS", "").strip() or None,
+        ray_gpus=_int(env, "RAG_RAY_GPUS", 0, 0, 16),
         **_search_settings(env),
     )

@@ -86,10 +86,27 @@ def _connect(address: str) -> Any:
     return ray
 
 
-def _pipeline(ray: Any, config: Config, tasks: list[ParseTask], target: Any) -> Any:
+def _workers(ray: Any, config: Config, address: str) -> int:
+    """How many embedding actors the cluster holds: one per CPU, or per ``RAG_RAY_GPUS``
+    GPUs when set (a cluster without that many is refused now: Ray Data would wait for
+    them forever)."""
+    resources = ray.cluster_resources()
+    cpus = max(1, int(resources.get("CPU", 1)))
+    if not config.ray_gpus:
+        return cpus
+    gpus = int(resources.get("GPU", 0))
+    if gpus < config.ray_gpus:
+        raise ConfigError(
+            f"RAG_RAY_GPUS={config.ray_gpus} asks a GPU count for each embedding worker, and "
+            f"the Ray cluster at {address!r} has {gpus} GPU(s). Add GPU nodes, or unset "
+            "RAG_RAY_GPUS to embed on CPUs"
+        )
+    return max(1, min(cpus, gpus // config.ray_gpus))
+
+
+def _pipeline(ray: Any, config: Config, tasks: list[ParseTask], target: Any, workers: int) -> Any:
     """The Ray Data pipeline: parse tasks, then an actor pool that embeds and writes."""
     items = [{"source": t.source, "path": t.path, "known_hash": t.known_hash or ""} for t in tasks]
-    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     dataset = ray.data.from_items(items, override_num_blocks=max(1, len(items) // PARSE_BATCH))
     parsed = dataset.map_batches(
         PARSE_STAGE, batch_size=PARSE_BATCH, fn_kwargs={"config": config}, num_cpus=1
@@ -98,8 +115,9 @@ def _pipeline(ray: Any, config: Config, tasks: list[ParseTask], target: Any) -> 
         EMBED_STAGE,
         batch_size=EMBED_BATCH_DOCS,
         fn_constructor_kwargs={"config": config, "target": target},
-        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=cpus),
+        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=workers),
         num_cpus=1,
+        num_gpus=config.ray_gpus or None,
     )
 
 
@@ -127,11 +145,12 @@ def sync_on_ray(
     """
     check_installed()
     ray = _connect(address)
+    workers = _workers(ray, index.config, address)
     table = index.table()
     # Credentials in the environment stay on the workers' own machines; the masking list
     # is of no use there.
     config = dataclasses.replace(index.config, secrets=())
-    pipeline = _pipeline(ray, config, tasks, table.fragment_target())
+    pipeline = _pipeline(ray, config, tasks, table.fragment_target(), workers)
     held: list[tuple[list[Any], list[dict]]] = []  # written, not yet committed
     last_commit = time.monotonic()
     stream = pipeline.iter_rows()
