@@ -30,11 +30,11 @@ import os
 import resource
 import shutil
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from procmem import ChildPeaks, status_mb
 from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -114,46 +114,6 @@ def _reset_peak() -> None:
     # Not Linux, or not permitted: the peak then covers the run so far.
     with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-
-
-def _hwm_mb(pid: str | int = "self") -> float:
-    """Peak RSS (VmHWM) of a process in MB, 0 when it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-class WorkerPeak(threading.Thread):
-    """Samples the peak RSS of this process's children (the parse workers) while alive.
-
-    ``ru_maxrss`` of children is no use here: a spawned worker starts as a fork of this
-    process, so its recorded peak includes the parent's memory from before its exec.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.peak = 0.0
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        while not self._stop_event.wait(0.2):
-            for children in Path("/proc/self/task").glob("*/children"):
-                try:
-                    pids = children.read_text().split()
-                except OSError:
-                    continue
-                for pid in pids:
-                    self.peak = max(self.peak, _hwm_mb(pid))
-
-    def stop(self) -> float:
-        """Stop sampling; the largest worker peak seen, in MB."""
-        self._stop_event.set()
-        self.join()
-        return self.peak
 
 
 def _env(root: Path, db: Path) -> dict[str, str]:
@@ -266,13 +226,13 @@ def bench_corpus(name: str, root: Path, db: Path) -> Row:
 
     embedder.embed_passages = timed_embed
     _reset_peak()
-    sampler = WorkerPeak()
+    sampler = ChildPeaks(every=0.2)
     sampler.start()
     cpu0, t0 = _cpu_seconds(), time.perf_counter()
     result = index.sync()
     seconds = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0  # parse workers included: the pool is reaped by now
-    main_mb, worker_mb = _hwm_mb(), sampler.stop()
+    main_mb, worker_mb = status_mb(), max(sampler.stop().values(), default=0.0)
     texts = chunk_texts(db)
     index.close()
     plain = plain_fastembed(texts)

@@ -34,53 +34,16 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+from procmem import ChildPeaks, status_mb
 from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results" / "sync_memory.json"
 TARGET_MB = 600
 CORPORA = ("beir_scifact", "beir_nfcorpus")
-
-
-def _status_mb(pid: str | int, field: str) -> float:
-    """A ``/proc/<pid>/status`` memory field in MB (0 when the process is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-class WorkerPeaks(threading.Thread):
-    """Samples the peak RSS (``VmHWM``) of each child of this process while alive."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.peaks: dict[str, float] = {}
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        while not self._stop_event.wait(0.1):
-            for children in Path("/proc/self/task").glob("*/children"):
-                try:
-                    pids = children.read_text().split()
-                except OSError:
-                    continue
-                for pid in pids:
-                    peak = _status_mb(pid, "VmHWM")
-                    self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
-
-    def stop(self) -> dict[str, float]:
-        """Stop sampling; each child's largest peak seen, in MB."""
-        self._stop_event.set()
-        self.join()
-        return self.peaks
 
 
 def _docs() -> list[tuple[str, str, str]]:
@@ -147,20 +110,20 @@ def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
     embedder = index.embedder()
     if embed == "fake":
         embedder.embed_passages = _fake_embed(embedder.dim)
-    loaded = _status_mb("self", "VmRSS")
+    loaded = status_mb("self", "VmRSS")
     marks = {round(total * f): f for f in (0.1, 0.25, 0.5, 0.75)}
     timeline: dict[str, float] = {}
 
     def progress(p) -> None:
         if p.done in marks:
-            timeline[f"{marks[p.done]:.0%}"] = round(_status_mb("self", "VmRSS"))
+            timeline[f"{marks[p.done]:.0%}"] = round(status_mb("self", "VmRSS"))
 
-    sampler = WorkerPeaks()
+    sampler = ChildPeaks()
     sampler.start()
     started = time.perf_counter()
     result = index.sync(progress=progress)
     seconds = time.perf_counter() - started
-    timeline["100%"] = round(_status_mb("self", "VmRSS"))
+    timeline["100%"] = round(status_mb("self", "VmRSS"))
     workers = sampler.stop()
     chunks = index.status()["chunkCount"]
     index.close()
@@ -170,7 +133,7 @@ def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
         "chunks": chunks,
         "sync_s": round(seconds, 1),
         "main_after_model_load_mb": round(loaded),
-        "main_peak_mb": round(_status_mb("self", "VmHWM")),
+        "main_peak_mb": round(status_mb("self", "VmHWM")),
         "worker_peak_max_mb": round(max(workers.values(), default=0)),
         "workers_sum_mb": round(sum(workers.values())),
         "workers": len(workers),

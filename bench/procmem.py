@@ -1,0 +1,49 @@
+"""Memory of this process and its children, read from ``/proc`` (Linux), for the benches.
+
+``ru_maxrss`` of children is no use here: a spawned worker starts as a fork of this
+process, so its recorded peak includes the parent's memory from before its exec. So
+the children's peaks are sampled while they live.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+
+def status_mb(pid: str | int = "self", field: str = "VmHWM") -> float:
+    """A ``/proc/<pid>/status`` memory field in MB (VmHWM: peak RSS; 0 when gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class ChildPeaks(threading.Thread):
+    """Samples the peak RSS (``VmHWM``) of each child of this process while alive."""
+
+    def __init__(self, every: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.peaks: dict[str, float] = {}
+        self._every = every
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self._every):
+            for children in Path("/proc/self/task").glob("*/children"):
+                try:
+                    pids = children.read_text().split()
+                except OSError:
+                    continue
+                for pid in pids:
+                    peak = status_mb(pid)
+                    self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
+
+    def stop(self) -> dict[str, float]:
+        """Stop sampling; each child's largest peak seen, in MB."""
+        self._stop_event.set()
+        self.join()
+        return self.peaks
