@@ -23,6 +23,7 @@ from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
+from minirag_store.index.loading import MODEL, TABLE, preload
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
@@ -50,11 +51,9 @@ __all__ = ["Index"]
 log = logging.getLogger(__name__)
 
 
-#: Single-source writes (ingest_file/data/url, delete_file) between two maintenance
-#: passes. Maintenance (keyword-index refresh, compaction, old-version cleanup) costs the
-#: same ~0.7 s at 25k chunks whatever the write, so doing it per call made a one-line
-#: ingest_data take that long. Rows not yet folded in are still found: keyword search
-#: also scans unindexed fragments, and the vector snapshot reloads on every commit.
+#: Single-source writes (ingest_file/data/url, delete_file) between two maintenance passes
+#: (keyword index, compaction, old versions: ~0.7 s at 25k chunks whatever the write, which
+#: per call made a one-line ingest_data that slow). Rows not folded in yet are still found.
 SMALL_WRITES_PER_MAINTENANCE = 16
 
 
@@ -155,6 +154,7 @@ class Index:
             if self._embedder_obj is None:
                 from minirag_store.index.embedding import Embedder
 
+                preload(MODEL)  # never while another thread imports (index/loading.py)
                 embedder = Embedder.from_config(config, counter=self._counter_obj)
                 with self._lock:
                     table = self._table_obj
@@ -445,5 +445,6 @@ def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None."""
     from minirag_store.index.table import ChunkTable
 
+    preload(TABLE)  # never while another thread imports (index/loading.py)
     db, ann = config.db_uri, settings_for(config, resident=resident)
     return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)
