@@ -121,8 +121,10 @@ def _summary(config: Config) -> IndexSummary | None:
         current = summary.load(config.db_path)
         if current is not None:
             return current
+    from minirag_store.index.loading import TABLE, preload
     from minirag_store.index.table import ChunkTable
 
+    preload(TABLE)  # the server's status may run beside its warm-up (index/loading.py)
     table = ChunkTable.peek(config.db_uri, config.storage_options)
     return None if table is None else table.summary()
 
