@@ -63,3 +63,14 @@ def corpus_files() -> dict[str, str]:
 def write_docs():
     """:func:`write_corpus`, for tests that build their own small index."""
     return write_corpus
+
+
+@pytest.fixture(scope="session")
+def s3():
+    """One S3 server (moto, loopback) for the whole session: moto keeps its users and its
+    signature checking process-wide, so a second server's set-up would be refused."""
+    from s3_server import start_s3
+
+    server = start_s3()
+    yield server
+    server.stop()

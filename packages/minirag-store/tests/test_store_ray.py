@@ -185,10 +185,7 @@ def test_a_cancelled_ray_sync_leaves_whole_sources(pair) -> None:
     _same_index(ray_index, local_index)
 
 
-def test_ray_sync_into_s3_equals_a_local_sync(tmp_path, model_env, ray_runtime) -> None:
-    from s3_server import start_s3
-
-    s3 = start_s3()
+def test_ray_sync_into_s3_equals_a_local_sync(tmp_path, model_env, ray_runtime, s3) -> None:
     root = tmp_path / "docs"
     root.mkdir()
     for i in range(5):
@@ -212,7 +209,6 @@ def test_ray_sync_into_s3_equals_a_local_sync(tmp_path, model_env, ray_runtime) 
     finally:
         remote.close()
         local.close()
-        s3.stop()
 
 
 def _poisoned(poison: str):

@@ -22,7 +22,7 @@ import pytest
 from minirag_store import Index
 from minirag_store.config import load_config
 from minirag_store.errors import ConfigError, IndexUnavailableError
-from s3_server import S3, start_s3
+from s3_server import S3
 
 LEASE_TIMEOUT = 5  # seconds: RAG_SYNC_LEASE_TIMEOUT for the tests (the default is 120)
 
@@ -96,13 +96,6 @@ finally:
 
 
 # --------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="session")
-def s3():
-    server = start_s3()
-    yield server
-    server.stop()
-
-
 def _files(root: Path, count: int, edition: int = 1) -> dict[str, str]:
     """``count`` markdown files about lighthouses, each marked with its edition."""
     out = {}
