@@ -17,7 +17,7 @@ import pytest
 from fastmcp import Client
 from mcp_testlib import RawServer, structured
 from minirag_mcp.instructions import INSTRUCTIONS
-from minirag_mcp.readiness import warm_up_in_background
+from minirag_mcp.readiness import Readiness
 from minirag_mcp.schemas import inline_refs
 from minirag_mcp.server import create_server
 from minirag_store import Index
@@ -51,6 +51,13 @@ class _Gate(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, _Gate())
 """
+
+
+def warm_up_in_background(index: Index):
+    """The server's warm-up, begun as an HTTP server begins it (at once, no watcher)."""
+    readiness = Readiness(index, watch=False, deferred=False)
+    readiness.begin()
+    return readiness.thread
 
 
 def call(server: RawServer, rid: int, tool: str, arguments: dict) -> dict:

@@ -26,7 +26,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 if TYPE_CHECKING:
     from minirag_store import Index
 
-__all__ = ["FALLBACK_SECONDS", "Readiness", "ReadyAfterListing", "warm_up_in_background"]
+__all__ = ["FALLBACK_SECONDS", "Readiness", "ReadyAfterListing"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,16 +42,6 @@ def _warm(index: Index) -> None:
     # The thread has no caller to raise to: log it where the user looks (stderr).
     except Exception as e:
         logger.warning("warm-up failed (the first call that needs it will retry): %s", e)
-
-
-def warm_up_in_background(index: Index) -> threading.Thread | None:
-    """Run :meth:`Index.warm_up` in a daemon thread; None with a broken configuration
-    (nothing to warm: every tool but ``status`` reports the configuration error)."""
-    if index.config_error is not None:
-        return None
-    thread = threading.Thread(target=_warm, args=(index,), name="minirag-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 class Readiness:
