@@ -71,3 +71,13 @@ def test_scopes_and_max_distance_hold_without_a_snapshot(pair):
         assert found and all(h["distance"] is not None and h["distance"] <= 0.6 for h in found)
     finally:
         near.close()
+
+
+def test_a_question_prints_nothing_on_stderr(pair, capfd):
+    """LanceDB's vector search logs from native code straight to fd 2 (a deprecation warning
+    when a search names its columns without ``_distance``): a CLI user would see it."""
+    _, one_shot, _ = pair
+    capfd.readouterr()
+    for query in QUERIES:
+        assert one_shot.query(query, top_k=8)["results"]
+    assert capfd.readouterr().err == ""

@@ -170,7 +170,9 @@ class AnnSearch:
             .distance_type("cosine")
             .nprobes(self._probes)
             .refine_factor(self._settings.refine_factor)
-            .select(["id", "source", "parent_id", "vector"])
+            # ``_distance`` named: without it Lance logs a deprecation warning to stderr on
+            # every search (its auto-projection is going away), which a CLI user would see.
+            .select(["id", "source", "parent_id", "vector", "_distance"])
             .limit(limit)
         )
         if scope_sql:
