@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 CLI = Path(sys.executable).parent / "minirag-cli"
 #: Far above the ~2 s a change takes to settle and be applied, for a loaded CI machine.
 PATIENCE = 120.0
@@ -67,6 +69,7 @@ def _ingested(line: str) -> list[str]:
     return json.loads(line)["job"]["files"]["ingested"]
 
 
+@pytest.mark.slow
 def test_watch_json_applies_adds_and_deletes_until_ctrl_c(cli_env, tmp_path, corpus):
     root = tmp_path / "docs"
     files = corpus(root)
@@ -89,6 +92,7 @@ def test_watch_json_applies_adds_and_deletes_until_ctrl_c(cli_env, tmp_path, cor
     assert "stopped watching" in stderr
 
 
+@pytest.mark.slow
 def test_watch_prints_a_line_per_applied_file(cli_env, tmp_path, corpus):
     root = tmp_path / "docs"
     corpus(root)

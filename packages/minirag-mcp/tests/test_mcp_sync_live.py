@@ -8,6 +8,7 @@ import itertools
 import time
 from pathlib import Path
 
+import pytest
 from mcp_testlib import RawServer
 
 FILES = 300
@@ -40,6 +41,7 @@ def _call(server: RawServer, rid: int, tool: str, args: dict) -> dict:
     return result["structuredContent"]
 
 
+@pytest.mark.slow
 def test_sync_status_counts_grow_while_the_job_runs(tmp_path, model_env):
     root = tmp_path / "docs"
     paths = _corpus(root)

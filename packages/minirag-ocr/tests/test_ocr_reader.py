@@ -40,6 +40,7 @@ def test_rapidocr_reads_a_rendered_english_png(english_png: Path) -> None:
     assert text.index("Quarterly") < text.index("Invoice")  # reading order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("angle", [90, 180])
 def test_a_rotated_page_is_turned_upright(tmp_path: Path, angle: int) -> None:
     path = tmp_path / f"rotated{angle}.png"
@@ -49,6 +50,7 @@ def test_a_rotated_page_is_turned_upright(tmp_path: Path, angle: int) -> None:
     assert text.index("Quarterly") < text.index("Invoice")
 
 
+@pytest.mark.slow
 def test_every_frame_of_a_tiff_is_read(tmp_path: Path) -> None:
     first = samples.text_image(["First frame mentions glaciers"])
     second = samples.text_image(["Second frame mentions volcanoes"])
@@ -70,6 +72,7 @@ def test_russian_goes_through_tesseract(tmp_path: Path) -> None:
         assert line in text
 
 
+@pytest.mark.slow
 def test_russian_without_tesseract_is_refused_not_garbage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,6 +176,7 @@ def summary_index(fixtures, tmp_path_factory, model_env):
     index.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "file", "needle"),
     [

@@ -215,6 +215,7 @@ def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
         assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
 
 
+@pytest.mark.slow
 def test_writers_starting_together_on_a_new_index_lose_no_row(tmp_path):
     # Lance turns a create that lost the race for the table's first version into an
     # overwrite, which emptied a table another writer had just written to (creation.py).

@@ -126,6 +126,7 @@ def test_add_edit_delete_rename_and_ignored_files_follow_the_disk(
     _matches_fresh_sync(index, make_index, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_burst_of_500_files_is_applied_in_a_few_syncs(
     make_index, docs_root: Path, tmp_path: Path
 ) -> None:
