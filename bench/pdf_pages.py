@@ -6,7 +6,8 @@ runs them: a bench may use its private helpers, the product does not) and compar
 line with what ``minirag_store.convert.pagealign.align_pages`` gives from each page's text
 layer: lines on the right page, on no page, on a WRONG page (target: 0). Cost: the text
 layers read by pypdfium2 (what the store uses) and, for the choice, by pdfminer.six page by
-page, against markitdown's conversion of the same file.
+page, against markitdown's conversion of the same file. Scale: a generated 300-page table
+PDF (``minirag_testkit.pdfs``), the same three costs.
 
     uv run python bench/pdf_pages.py [--limit 400]
 """
@@ -78,6 +79,47 @@ def _score(markdown: str, truth: list[tuple[int, str]], layers: list[str]) -> di
     return counts
 
 
+def _scale(pages: int = 300) -> dict:
+    """A generated ``pages``-page table PDF: the costs of finding its pages."""
+    import tempfile
+
+    from markitdown import MarkItDown
+    from minirag_testkit.pdfs import HEADER, table_pdf
+
+    rows = [
+        [
+            HEADER,
+            f"Section {n} of the ledger for vessel number {n * 7 + 3}.",
+            ("Item", "Location", "Count", "Status"),
+            *[(f"part {n}-{k}", f"dock {k % 4 + 1}", str(n * 10 + k), "done") for k in range(30)],
+            f"Inspector {n} signed the page after checking row {n * 3}.",
+        ]
+        for n in range(pages)
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ledger.pdf"
+        path.write_bytes(table_pdf(rows))
+        start = time.perf_counter()
+        markdown = MarkItDown().convert(str(path)).markdown or ""
+        convert_s = time.perf_counter() - start
+        start = time.perf_counter()
+        layers = text_layers(path) or []
+        pdfium_s = time.perf_counter() - start
+        start = time.perf_counter()
+        found = align_pages(markdown, layers)
+        align_s = time.perf_counter() - start
+    placed = [page for page, _ in found if page is not None]
+    return {
+        "scale_pages": pages,
+        "scale_words": len(markdown.split()),
+        "scale_pages_found": len(set(placed)),
+        "scale_in_order": placed == sorted(placed),
+        "scale_markitdown_s": round(convert_s, 3),
+        "scale_pypdfium2_s": round(pdfium_s, 3),
+        "scale_align_s": round(align_s, 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=400, help="PDFs looked at, at most")
@@ -136,6 +178,7 @@ def main() -> None:
         "right_share": round(totals["right"] / lines, 4),
         "wrong_files": wrong_files,
         **{k: round(v, 3) for k, v in timing.items()},
+        **_scale(),
     }
     print()
     for key, value in figures.items():

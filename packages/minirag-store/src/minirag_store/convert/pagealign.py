@@ -52,6 +52,8 @@ _EXPLAINED = 0.8
 
 
 def _norm(word: str) -> str:
+    if word.isascii():
+        return word.lower()
     # NFKC: a ligature (U+FB01) one extractor keeps is two letters in the other.
     return unicodedata.normalize("NFKC", word).casefold()
 
@@ -171,7 +173,8 @@ def _split_gap(
 ) -> int:
     """Label the words of ``gap`` with ``owners`` (pages in order, each with the words it
     still has unplaced in ``rests``): one cut after another, each between one page and all
-    those after it; the words of a tie get no page. Returns where the last owner's start."""
+    those after it; the words of a tie get no page. Returns where the last owner's words
+    start (the gap's end when they got no page)."""
     cursor, end = gap
     for k, owner in enumerate(owners[:-1]):
         after: Counter[str] = Counter()
@@ -213,16 +216,20 @@ def _place_wordless(lines: list[str], labels: list[int | None]) -> None:
     """A line without words (a table's ``|---|``, a lone symbol, a blank line) is on the
     page of the lines around it when both are on the same one, else on none (a blank
     line goes with the line before it: it holds nothing to place)."""
+    following: list[int | None] = [None] * len(labels)  # the next worded line's page
+    upcoming: int | None = None
+    for i in range(len(labels) - 1, -1, -1):
+        following[i] = upcoming
+        if labels[i] != _NEUTRAL:
+            upcoming = labels[i]
     previous: int | None = None
     for i, label in enumerate(labels):
         if label != _NEUTRAL:
             previous = label
-            continue
-        if not lines[i].strip():
+        elif not lines[i].strip():
             labels[i] = previous
-            continue
-        after = next((x for x in labels[i + 1 :] if x != _NEUTRAL), None)
-        labels[i] = previous if previous == after else None
+        else:
+            labels[i] = previous if previous == following[i] else None
 
 
 def _tables_whole(lines: list[str], labels: list[int | None]) -> None:
@@ -248,10 +255,10 @@ def align_pages(markdown: str, layers: Sequence[str]) -> Pages:
     page_words = [_words(layer) for layer in layers]
     md_words = _words(markdown)
     lines, labels = _line_labels(markdown, _label_words(md_words, page_words))
-    out: Pages = []
+    runs: list[tuple[int | None, list[str]]] = []
     for line, label in zip(lines, labels, strict=True):
-        if out and out[-1][0] == label:
-            out[-1] = (label, f"{out[-1][1]}\n{line}")
+        if runs and runs[-1][0] == label:
+            runs[-1][1].append(line)
         else:
-            out.append((label, line))
-    return out
+            runs.append((label, [line]))
+    return [(label, "\n".join(run)) for label, run in runs]
