@@ -154,3 +154,9 @@ def test_hits_say_their_page_and_read_file_reads_one(
         assert "brass lantern crate 4" not in second["text"]  # late on page 3
     finally:
         index.close()
+
+
+def test_a_file_pdfium_cannot_read_has_no_layers_instead_of_failing(tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.pdf"
+    damaged.write_bytes(table_pdf(AUDIT_PAGES)[:200])  # cut off: no page tree, no xref
+    assert text_layers(damaged) is None

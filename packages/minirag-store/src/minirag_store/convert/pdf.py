@@ -92,16 +92,13 @@ def convert_pdf(path: Path, config: Config) -> Converted:
 
 def text_layers(path: Path) -> list[str] | None:
     """The text layer of every page ("" for a page without one), or None when pdfium
-    cannot open the file (markitdown could: its pages then stay unknown)."""
+    cannot read the file (markitdown could: its pages then stay unknown)."""
     import pypdfium2 as pdfium
 
     with _PDFIUM:
+        pdf = None
         try:
             pdf = pdfium.PdfDocument(str(path))
-        except pdfium.PdfiumError as e:
-            log.info("%s: no text layers for the pages (%s)", path, e)
-            return None
-        try:
             texts: list[str] = []
             for index in range(len(pdf)):
                 page = pdf[index]
@@ -110,8 +107,12 @@ def text_layers(path: Path) -> list[str] | None:
                 textpage.close()
                 page.close()
             return texts
+        except pdfium.PdfiumError as e:  # a page markitdown read but pdfium cannot
+            log.info("%s: no text layers for the pages (%s)", path, e)
+            return None
         finally:
-            pdf.close()
+            if pdf is not None:
+                pdf.close()
 
 
 def _pages(path: Path, text: str, layers: list[str] | None = None) -> Pages:
