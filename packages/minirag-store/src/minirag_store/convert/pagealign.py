@@ -152,13 +152,15 @@ def _label_words(md_words: list[str], layers: list[list[str]]) -> list[int | Non
         low = p + 1 if p is not None else 0
         between = [m for m in range(low, q if q is not None else len(layers)) if layers[m]]
         if len(between) <= _MAX_UNANCHORED:
-            rests = [Counter(layers[m]) for m in between]
-            if p is not None:
-                rests.insert(0, Counter(layers[p]) - Counter(md_words[head:start]))
-            if q is not None:
-                rests.append(Counter(layers[q]) - Counter(md_words[end : spans[q][1] + 1]))
-            owners = [x for x in (p, *between, q) if x is not None]
-            head = _split_gap(md_words, labels, (start, end), owners, rests)
+            # the start and the end are owners without words: what no page holds stays out
+            rests = [
+                Counter(layers[p]) - Counter(md_words[head:start]) if p is not None else Counter(),
+                *(Counter(layers[m]) for m in between),
+                Counter(layers[q]) - Counter(md_words[end : spans[q][1] + 1])
+                if q is not None
+                else Counter(),
+            ]
+            head = _split_gap(md_words, labels, (start, end), [p, *between, q], rests)
         else:
             head = end
     return labels
@@ -168,13 +170,14 @@ def _split_gap(
     md_words: list[str],
     labels: list[int | None],
     gap: tuple[int, int],
-    owners: list[int],
+    owners: list[int | None],
     rests: list[Counter[str]],
 ) -> int:
     """Label the words of ``gap`` with ``owners`` (pages in order, each with the words it
-    still has unplaced in ``rests``): one cut after another, each between one page and all
-    those after it; the words of a tie get no page. Returns where the last owner's words
-    start (the gap's end when they got no page)."""
+    still has unplaced in ``rests``; None: the document's start or end, which has none):
+    one cut after another, each between one owner and all those after it; the words of a
+    tie get no page. Returns where the last owner's words start (the gap's end when the
+    cuts could not be made)."""
     cursor, end = gap
     for k, owner in enumerate(owners[:-1]):
         after: Counter[str] = Counter()
@@ -185,9 +188,6 @@ def _split_gap(
             return end  # the rest of the gap gets no page
         labels[cursor : cursor + cut[0]] = [owner] * cut[0]
         cursor += cut[1]
-    tail = md_words[cursor:end]
-    if not owners or not _explained(_matched(tail, rests[-1])[-1], len(tail)):
-        return end
     labels[cursor:end] = [owners[-1]] * (end - cursor)
     return cursor
 
