@@ -122,6 +122,12 @@ def test_text_the_layers_do_not_hold_gets_no_page(audit_pdf: Path, fixtures: Pat
             assert not any(line in part for line in others)
     assert [p for p, part in pages if ON_PAGE[1] in part] == [0]
     assert [p for p, part in pages if ON_PAGE[3] in part] == [2]
+    # the last page's layer empty (pdfium read nothing there): its text is on no page,
+    # not on the page before it
+    pages = align_pages(text, [layers[0], layers[1], ""])
+    assert [p for p, part in pages if ON_PAGE[3] in part] == [None]
+    assert [p for p, part in pages if "brass lantern crate 4" in part] == [None]
+    assert [p for p, part in pages if ON_PAGE[2] in part] == [1]
 
 
 def test_hits_say_their_page_and_read_file_reads_one(
