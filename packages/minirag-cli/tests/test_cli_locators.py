@@ -58,3 +58,24 @@ def test_read_page_refusals_say_what_to_do(invoke, paged, run_cli):
     assert past.code == 1 and "pages 1..6" in past.stderr and "page 9 does not exist" in past.stderr
     deck = run_cli("read", str(paged["root"] / "test.pptx"), "--page", "2", *paged["flags"])
     assert deck.code == 1 and "has no pages" in deck.stderr and "without page" in deck.stderr
+
+
+def test_query_json_says_the_page_of_a_table_pdf_without_ocr(invoke, tmp_path):
+    """A PDF markitdown converts through its table route (no page breaks in its output):
+    the pages come from each page's text layer, OCR off, and `query --json` carries them."""
+    from minirag_store.convert.engine import markitdown_convert
+    from minirag_testkit.pdfs import AUDIT_PAGES, ON_PAGE, table_pdf
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    pdf = root / "audit.pdf"
+    pdf.write_bytes(table_pdf(AUDIT_PAGES))
+    assert "\f" not in (markitdown_convert(None, pdf, ".pdf", str(pdf)).markdown or "")
+    flags = ["--base-dir", str(root), "--db-path", str(tmp_path / "index")]
+    env = {"RAG_OCR_MIN_CHARS_PER_PAGE": "0", "CHUNK_TOKEN_BUDGET": "48"}
+    assert invoke("sync", *flags, env=env).code == 0
+    for page in (2, 3):
+        ran = invoke("query", ON_PAGE[page], "--top-k", "3", "--json", *flags, env=env)
+        assert ran.code == 0, ran.stderr
+        hit = next(h for h in ran.json()["results"] if ON_PAGE[page] in h["text"])
+        assert hit["locator"]["page"] == page

@@ -9,6 +9,11 @@ When markitdown took its table route (no page breaks in its output), each run of
 pages is inserted before the line where the next text page's first words occur; only if
 such an anchor is missing do the text pages fall back to their plain text layer.
 
+Without OCR (no page needs it, the add-on is missing, or OCR is off) a table-route PDF
+still gets its pages: each page's text layer (pypdfium2, text only, no rendering) is found
+in markitdown's output (:mod:`minirag_store.convert.pagealign`); a single-page PDF is
+page 1 without looking.
+
 Without the add-on a PDF with no text on any page is refused with the install command; a
 PDF whose text layer is merely short is kept as it is.
 """
@@ -16,6 +21,7 @@ PDF whose text layer is merely short is kept as it is.
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,15 +34,19 @@ from minirag_store.convert.ocr import (
     load_backend,
     reader_for,
 )
+from minirag_store.convert.pagealign import Pages, align_pages
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.convert.engine import Converted
 
-__all__ = ["anchor_pages", "convert_pdf", "split_pages"]
+__all__ = ["anchor_pages", "convert_pdf", "split_pages", "text_layers"]
 
 log = logging.getLogger("minirag_store.convert.pdf")
+# pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
+# ingest_data call in a server thread may meet another).
+_PDFIUM = threading.Lock()
 
 
 def _chars(text: str) -> int:
@@ -80,22 +90,53 @@ def convert_pdf(path: Path, config: Config) -> Converted:
     return Converted(markdown, choose_title(result.title, markdown, path.stem), engine, marks)
 
 
-Pages = list[tuple[int | None, str]]  # (0-based page index, or None: unknown page) and text
+def text_layers(path: Path) -> list[str] | None:
+    """The text layer of every page ("" for a page without one), or None when pdfium
+    cannot read the file (markitdown could: its pages then stay unknown)."""
+    import pypdfium2 as pdfium
+
+    with _PDFIUM:
+        pdf = None
+        try:
+            pdf = pdfium.PdfDocument(str(path))
+            texts: list[str] = []
+            for index in range(len(pdf)):
+                page = pdf[index]
+                textpage = page.get_textpage()
+                texts.append(textpage.get_text_range())
+                textpage.close()
+                page.close()
+            return texts
+        except pdfium.PdfiumError as e:  # a page markitdown read but pdfium cannot
+            log.info("%s: no text layers for the pages (%s)", path, e)
+            return None
+        finally:
+            if pdf is not None:
+                pdf.close()
 
 
-def _form_feed_pages(text: str) -> Pages:
-    """markitdown's text cut at its form feeds (pdfminer ends each page with one); one
-    page of unknown number when it took its table route (no form feeds)."""
-    if "\f" not in text:
+def _pages(path: Path, text: str, layers: list[str] | None = None) -> Pages:
+    """markitdown's text cut into pages: at its form feeds (its pdfminer route ends each
+    page with one), else (its table route) where each page's text layer is found; one
+    page of unknown number when neither can tell."""
+    if "\f" in text:
+        return list(enumerate(text.split("\f")))
+    if not text.strip():
         return [(None, text)]
-    return list(enumerate(text.split("\f")))
+    if layers is None:
+        layers = text_layers(path)
+    if not layers:
+        return [(None, text)]
+    if len(layers) == 1:
+        return [(0, text)]
+    return align_pages(text, layers)
 
 
 def _route(path: Path, text: str, config: Config) -> tuple[Pages, str]:
     """The document's pages and the OCR engine used ("" when no page was OCRed)."""
     threshold = config.ocr_min_chars_per_page
     if threshold <= 0:
-        return _form_feed_pages(text), ""
+        return _pages(path, text), ""
     backend = load_backend()
     if backend is None:
         if not text.strip():
@@ -103,14 +144,12 @@ def _route(path: Path, text: str, config: Config) -> tuple[Pages, str]:
                 f"{path.name} is a scanned PDF (no text layer on any page): reading it needs "
                 f"the OCR add-on. Install: {INSTALL_HINT}"
             )
-        return _form_feed_pages(text), ""
+        return _pages(path, text), ""
     with backend_errors(backend):
         layers = backend.page_texts(path)
     needs = [i for i, layer in enumerate(layers) if _chars(layer) < threshold]
     if not needs:
-        if "\f" not in text:  # the table route: find each page by its text layer
-            return anchor_pages(text, layers, {}) or [(None, text)], ""
-        return _form_feed_pages(text), ""
+        return _pages(path, text, layers), ""
     recognised, engines = _ocr_pages(backend, config, path, needs, layers)
     return _assemble(path, text, layers, recognised), ", ".join(sorted(engines))
 
