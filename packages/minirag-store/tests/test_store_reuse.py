@@ -50,7 +50,9 @@ def embedder(model_env) -> RecordingEmbedder:
     from minirag_store.config import load_config
 
     config = load_config({**model_env, "BASE_DIR": "/", "DB_PATH": "/nonexistent"})
-    return RecordingEmbedder.from_config(config)
+    embedder = RecordingEmbedder.from_config(config)
+    assert isinstance(embedder, RecordingEmbedder)
+    return embedder
 
 
 def guide(sections: dict[str, str]) -> str:
