@@ -308,8 +308,12 @@ class ChunkTable:
 
     def counts(self) -> tuple[int, int]:
         """``(chunk count, source count)``."""
-        current = self.summary()
-        return current.chunk_count, len(current.sources)
+        return (current := self.summary()).chunk_count, len(current.sources)
+
+    def select(self, where: str, columns: Sequence[str]) -> pa.Table:
+        """``columns`` of the rows matching ``where`` as one Arrow table (a few sources' rows)."""
+        with self._rw.shared():
+            return self._tbl.search().where(where).select(list(columns)).limit(ALL_ROWS).to_arrow()
 
     def chunk_count(self, source: str) -> int:
         """How many chunks ``source`` has (0 when it is not indexed)."""

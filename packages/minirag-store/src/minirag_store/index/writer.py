@@ -14,23 +14,29 @@ instead of jumping once per window.
 What is embedded is each chunk's *readable* text (:mod:`minirag_store.index.readable`: link text
 without targets, alt text without paths, no HTML tags), while the row keeps the markdown
 the chunker cut, which is what reconstructs sections and what a caller reads back.
+
+A chunk whose embedding input is the same as a stored chunk of the sources being replaced
+keeps that stored vector instead of being embedded again
+(:mod:`minirag_store.index.embed_inputs`): re-reading a file after an edit, a chunking-scheme
+bump or a metadata upgrade embeds only the chunks that changed. :attr:`DocumentWriter.embedded`
+and :attr:`DocumentWriter.reused` count both kinds.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from minirag_store.index.embed_inputs import embed_texts
 from minirag_store.index.locate import locate
-from minirag_store.index.readable import readable, readable_pieces
+from minirag_store.index.readable import readable
 from minirag_store.index.schema import parent_key
 from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:
     import numpy as np
-    from minirag_chunker import Unit
 
     from minirag_store.service import Index
 
@@ -124,6 +130,14 @@ class DocumentWriter:
         self._clock = clock
         self._window = _Window()
         self._last_commit = clock()
+        # Stored vectors are this model's (a table refuses another model at open); checked
+        # again here because a caller may inject a table and an embedder of its own.
+        self._reusable = (self._table.model_id, self._table.dim) == (
+            self._embedder.model_id,
+            self._embedder.dim,
+        )
+        self.embedded = 0  # chunks run through the model
+        self.reused = 0  # chunks that kept a stored vector (the same embedding input)
 
     def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
         return document_rows(doc, self._embedder.count_tokens, self._budget)
@@ -169,8 +183,14 @@ class DocumentWriter:
             return
         left = [len(rows) for rows in window.rows]
         vectors = [np.empty((n, self._embedder.dim), dtype=np.float32) for n in left]
-        ready = [d for d, n in enumerate(left) if n == 0]  # no chunks: a commit deletes it
-        order = window.order()
+        kept = self._keep_stored(window, vectors)
+        for d, _ in kept:
+            left[d] -= 1
+        # No chunks (a commit deletes it) or every vector kept: ready without the model.
+        ready = [d for d, n in enumerate(left) if n == 0]
+        order = [pair for pair in window.order() if pair not in kept]
+        self.reused += len(kept)
+        self.embedded += len(order)
         for start in range(0, len(order), EMBED_BATCH):
             batch = order[start : start + EMBED_BATCH]
             embedded = self._embedder.embed_passages([window.embed[d][r] for d, r in batch])
@@ -184,6 +204,24 @@ class DocumentWriter:
                 ready = []
         if ready:
             yield from self._commit(window, ready, vectors)
+
+    def _keep_stored(self, window: _Window, vectors: list[np.ndarray]) -> set[tuple[int, int]]:
+        """Put the stored vector of the window's sources into ``vectors`` wherever a new
+        row's embedding input equals a stored row's; the (document, row) pairs filled."""
+        from minirag_store.index.embed_inputs import REUSE_COLUMNS, reuse_filter, stored_vectors
+
+        if not self._reusable:
+            return set()
+        where = reuse_filter([doc.source for doc in window.docs])
+        known = stored_vectors(self._table.select(where, REUSE_COLUMNS))
+        kept: set[tuple[int, int]] = set()
+        for d, texts in enumerate(window.embed):
+            for r, text in enumerate(texts):
+                stored = known.get(text)
+                if stored is not None:
+                    vectors[d][r] = stored
+                    kept.add((d, r))
+        return kept
 
     def _commit(
         self, window: _Window, ready: list[int], vectors: list[np.ndarray]
@@ -241,21 +279,3 @@ def document_rows(
         for unit, locator in zip(chunked.units, locators, strict=True)
     ]
     return rows, embed_texts(chunked.units)
-
-
-def embed_texts(units: Sequence[Unit]) -> list[str]:
-    """What each unit's vector is made from, in unit order: its readable text, read
-    section by section (markup split between two chunks is still removed whole).
-
-    A unit with nothing readable (images without alt text, links without text)
-    keeps its markdown: an empty text would embed to the same vector for every such unit.
-    """
-    by_section: dict[int, list[Unit]] = {}
-    for unit in units:
-        by_section.setdefault(unit.section, []).append(unit)
-    texts: dict[int, str] = {}
-    for members in by_section.values():
-        pieces = readable_pieces([(u.text, u.body_start) for u in members])
-        for unit, (text, _) in zip(members, pieces, strict=True):
-            texts[unit.index] = text if any(ch.isalnum() for ch in text) else unit.text
-    return [texts[u.index] for u in units]

@@ -1,0 +1,199 @@
+"""Re-reading a file embeds only the chunks whose embedding input changed; the rest keep
+their stored vectors. Real model (wrapped to record what it is given), real LanceDB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from minirag_store.index.embedding import Embedder
+
+SECTIONS = {
+    "Backups": (
+        "Backups run every night at two and keep fourteen daily snapshots on the tape "
+        "library. A weekly full copy goes to the vault across the river. Restores are "
+        "tested on the first Monday of each month by the storage team."
+    ),
+    "Alerts": (
+        "The on-call phone rings when a disk is ninety percent full. Alerts repeat every "
+        "ten minutes until someone acknowledges them in the console. Quiet hours never "
+        "apply to the database cluster."
+    ),
+    "Printers": (
+        "The third floor printer jams on glossy paper. Use the plain paper tray for "
+        "handouts and ask facilities for toner. Colour printing needs a cost centre code "
+        "entered at the device."
+    ),
+}
+NEW_ALERTS = (
+    "A pager buzzes when the reactor coolant pump vibrates beyond tolerance. The shift "
+    "engineer logs each page in the red binder before calling the plant manager."
+)
+
+
+class RecordingEmbedder(Embedder):
+    """The real model, recording every passage it is asked to embed."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.passages: list[str] = []
+
+    def embed_passages(self, texts):
+        self.passages.extend(texts)
+        return super().embed_passages(texts)
+
+
+@pytest.fixture(scope="module")
+def embedder(model_env) -> RecordingEmbedder:
+    """One model load for the module; each test reads what it embedded since it began."""
+    from minirag_store.config import load_config
+
+    config = load_config({**model_env, "BASE_DIR": "/", "DB_PATH": "/nonexistent"})
+    embedder = RecordingEmbedder.from_config(config)
+    assert isinstance(embedder, RecordingEmbedder)
+    return embedder
+
+
+def guide(sections: dict[str, str]) -> str:
+    return "# Guide\n\n" + "".join(f"## {h}\n\n{body}\n\n" for h, body in sections.items())
+
+
+def open_index(tmp_path: Path, model_env, embedder):
+    from minirag_store import Index
+    from minirag_store.config import load_config
+
+    env = {**model_env, "BASE_DIR": str(tmp_path / "docs"), "DB_PATH": str(tmp_path / "db")}
+    env["CHUNK_TOKEN_BUDGET"] = "30"  # several chunks per section
+    return Index(load_config(env), embedder=embedder)
+
+
+def stored(db: Path) -> dict[str, tuple[str, np.ndarray]]:
+    """Every chunk's id → (text, stored float16 vector), read beneath the index."""
+    from store_rows import lance_table
+
+    rows = lance_table(db).to_arrow().select(["id", "text", "vector"]).to_pylist()
+    return {r["id"]: (r["text"], np.asarray(r["vector"], dtype=np.float16)) for r in rows}
+
+
+def ranked(index, query: str) -> list[tuple[str, int, float]]:
+    return [
+        (h["source"], h["chunkIndex"], round(h["score"], 6))
+        for h in index.query(query, top_k=8)["results"]
+    ]
+
+
+@pytest.fixture
+def synced(tmp_path, model_env, embedder):
+    """A guide and a second file synced once; ``(index, docs folder)``."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(guide(SECTIONS), encoding="utf-8")
+    (docs / "notes.md").write_text(
+        "# Notes\n\nThe cafeteria serves lentil soup on Thursdays.\n", encoding="utf-8"
+    )
+    index = open_index(tmp_path, model_env, embedder)
+    assert index.sync()["counts"]["ingested"] == 2
+    yield index, docs
+    index.close()
+
+
+def test_an_index_from_before_locators_is_brought_up_to_date_without_embedding(
+    synced, tmp_path, model_env, embedder
+):
+    from minirag_store.index import summary
+    from store_rows import lance_table
+
+    index, _ = synced
+    queries = ["disk full phone rings", "glossy paper jams", "lentil soup"]
+    before = stored(tmp_path / "db")
+    answers = [ranked(index, q) for q in queries]
+    index.close()
+    lance_table(tmp_path / "db").drop_columns(["locator"])  # what an older release wrote
+    (tmp_path / "db" / summary.FILE_NAME).unlink(missing_ok=True)
+
+    old = open_index(tmp_path, model_env, embedder)
+    try:
+        embedder.passages.clear()
+        job = old.sync()
+        assert job["counts"]["ingested"] == 2, job  # every file re-read for its locators
+        assert embedder.passages == []  # and not one chunk run through the model
+        after = stored(tmp_path / "db")
+        assert after.keys() == before.keys()
+        for chunk, (text, vector) in before.items():
+            assert after[chunk][0] == text
+            assert np.array_equal(after[chunk][1], vector), chunk
+        assert [ranked(old, q) for q in queries] == answers
+        hit = old.query("disk full phone rings", top_k=1)["results"][0]
+        assert hit["locator"] == {"headingPath": "Guide > Alerts"}  # the upgrade happened
+    finally:
+        old.close()
+
+
+def test_rows_from_before_readable_text_was_embedded_are_embedded_again(
+    synced, tmp_path, model_env, embedder
+):
+    """Rows cut by a scheme older than EMBED_INPUT_SCHEME embedded other text: never kept."""
+    from minirag_store.index import summary
+    from minirag_store.index.embed_inputs import EMBED_INPUT_SCHEME
+    from store_rows import lance_table
+
+    index, _ = synced
+    chunks = len(stored(tmp_path / "db"))
+    index.close()
+    lance_table(tmp_path / "db").update(values={"scheme_version": EMBED_INPUT_SCHEME - 1})
+    (tmp_path / "db" / summary.FILE_NAME).unlink(missing_ok=True)
+
+    old = open_index(tmp_path, model_env, embedder)
+    try:
+        embedder.passages.clear()
+        assert old.sync()["counts"]["ingested"] == 2
+        assert len(embedder.passages) == chunks
+    finally:
+        old.close()
+
+
+def section_chunks(db: Path, heading: str) -> list[str]:
+    """The stored texts of the chunks of the guide's section ``heading``."""
+    from store_rows import lance_table
+
+    rows = lance_table(db).to_arrow().select(["text", "parent_id"]).to_pylist()
+    (section,) = {r["parent_id"] for r in rows if f"## {heading}\n" in r["text"]}
+    return [r["text"] for r in rows if r["parent_id"] == section]
+
+
+def test_editing_one_section_embeds_only_that_sections_chunks(synced, tmp_path, embedder):
+    index, docs = synced
+    db = tmp_path / "db"
+    total = len(stored(db))
+    (docs / "guide.md").write_text(guide({**SECTIONS, "Alerts": NEW_ALERTS}), encoding="utf-8")
+    embedder.passages.clear()
+    job = index.sync()
+    assert job["counts"]["ingested"] == 1 and job["counts"]["skipped"] == 1, job
+    alerts = section_chunks(db, "Alerts")
+    assert alerts and len(embedder.passages) == len(alerts) < total
+    assert all("Alerts" in text for text in embedder.passages)
+    hit = index.query("reactor coolant pump vibration pager", top_k=1)["results"][0]
+    assert "coolant pump" in hit["text"] and hit["locator"]["headingPath"] == "Guide > Alerts"
+    assert "ninety percent" not in " ".join(t for t, _ in stored(db).values())
+
+
+def test_a_renamed_heading_re_embeds_its_chunks_though_their_bodies_are_unchanged(
+    synced, tmp_path, embedder
+):
+    """The heading breadcrumb is part of what the model receives, so it is part of the key."""
+    index, docs = synced
+    db = tmp_path / "db"
+    before = dict(stored(db).values())
+    renamed = {("Paging" if h == "Alerts" else h): body for h, body in SECTIONS.items()}
+    (docs / "guide.md").write_text(guide(renamed), encoding="utf-8")
+    embedder.passages.clear()
+    assert index.sync()["counts"]["ingested"] == 1
+    paging = section_chunks(db, "Paging")
+    assert len(embedder.passages) == len(paging)
+    assert all("Paging" in text for text in embedder.passages)
+    # Past the section's first chunk only the breadcrumb ("Guide > Paging") changed.
+    assert any("Paging" not in text.split("\n\n", 1)[1] for text in paging)
+    for text, vector in stored(db).values():
+        old = before[text.replace("Paging", "Alerts")]
+        assert np.array_equal(old, vector) is (text not in paging), text
