@@ -20,7 +20,7 @@ from minirag_chunker import (
     reconstruct_document,
     reconstruct_section,
 )
-from minirag_chunker.tokens import split_to_fit
+from minirag_chunker.tokens import SPLIT_CHARS, split_at_whitespace, split_to_fit
 
 
 def words(text: str) -> int:
@@ -68,6 +68,39 @@ def test_counter_from_tokenizer_file_does_not_truncate(model_dir, token_counter)
     assert count(text) > 512
     assert count(text) == token_counter(text)
     assert count("") == 0
+
+
+LONG_TEXTS = {
+    "prose": "The retrieval unit is sized in tokens, not characters.  \n\n" * 400,
+    "json": json.dumps(
+        {
+            "results": [
+                {"text": "Белки́ сворачиваются быстро; 蛋白质折叠。 e^x ≈ 1+x", "n": i}
+                for i in range(600)
+            ]
+        },
+        ensure_ascii=False,
+    ),
+    "no whitespace for long stretches": ("https://example.org/" + "a1b2c3" * 2000 + " tail ") * 3,
+    "tabs and newlines": "\t".join(f"cell{i}\nrow{i}" for i in range(3000)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_TEXTS))
+def test_a_long_text_counted_in_pieces_counts_as_a_whole(model_dir, name) -> None:
+    """Long texts are encoded in pieces on all cores; the count is the whole text's."""
+    from tokenizers import Tokenizer
+
+    text = LONG_TEXTS[name]
+    assert len(text) > 2 * SPLIT_CHARS
+    pieces = split_at_whitespace(text, SPLIT_CHARS)
+    assert "".join(pieces) == text
+    assert len(pieces) > 1 or name == "no whitespace for long stretches"
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    whole = len(tokenizer.encode(text, add_special_tokens=False))
+    assert counter_from_tokenizer_file(model_dir / "tokenizer.json")(text) == whole
 
 
 def test_counter_from_a_missing_file_says_what_to_pass(tmp_path) -> None:
