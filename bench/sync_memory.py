@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from procmem import ChildPeaks, status_mb
+from procmem import ChildPeaks, Phases, status_mb
 from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -99,8 +99,22 @@ def _fake_embed(dim: int):
     return embed
 
 
+def _watch(phases: Phases) -> None:
+    """Make the sync's maintenance steps phases of their own (the rest is ``ingest``)."""
+    from minirag_store.index import ann, upkeep
+    from minirag_store.index.table import ChunkTable
+
+    phases.wrap(ChunkTable, "maintain", "maintain (rest)")
+    phases.wrap(ChunkTable, "summary", "summary")
+    phases.wrap(upkeep, "create_indexes", "create indexes")
+    phases.wrap(upkeep, "compact", "maintain: compact + index update")
+    phases.wrap(ann, "build", "maintain: ANN build")
+    phases.wrap(upkeep, "drop_old_versions", "maintain: drop old versions")
+
+
 def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
     """One sync of ``corpus`` into a fresh index at ``db``, in this process."""
+    phases = Phases("load")
     from minirag_store import Index
     from minirag_testkit import MODEL_NAME, model_dir
 
@@ -120,24 +134,30 @@ def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
 
     sampler = ChildPeaks()
     sampler.start()
+    _watch(phases)
+    phases.enter("ingest")
     started = time.perf_counter()
     result = index.sync(progress=progress)
     seconds = time.perf_counter() - started
     timeline["100%"] = round(status_mb("self", "VmRSS"))
+    phases.enter("after")
     workers = sampler.stop()
     chunks = index.status()["chunkCount"]
     index.close()
+    phases.enter("closed")
     return {
         "files": result["counts"]["ingested"],
         "failed": result["counts"]["failed"],
         "chunks": chunks,
         "sync_s": round(seconds, 1),
         "main_after_model_load_mb": round(loaded),
-        "main_peak_mb": round(status_mb("self", "VmHWM")),
+        "main_peak_mb": round(phases.peak()),
         "worker_peak_max_mb": round(max(workers.values(), default=0)),
         "workers_sum_mb": round(sum(workers.values())),
         "workers": len(workers),
         "main_rss_timeline_mb": timeline,
+        "main_phase_peak_mb": {k: round(v) for k, v in phases.peaks.items()},
+        "main_rss_after_phase_mb": {k: round(v) for k, v in phases.rss_after.items()},
     }
 
 
