@@ -174,6 +174,28 @@ def run(embed: str, scale: int, limit: int, work: Path) -> dict:
     return figures
 
 
+def _compare(before: dict, runs: dict[str, dict]) -> dict:
+    """``before``'s figures beside these runs' (ratios after / before), printed and
+    returned for the JSON."""
+    keys = ("main_peak_mb", "total_peak_mb")
+    phases = ("ingest", "maintain: compact + index update", "maintain: ANN build", "summary")
+    rows = {}
+    print("\n| run | figure | before | after | after / before |\n|---|---|---:|---:|---:|")
+    for name, after in runs.items():
+        old = before["runs"].get(name)
+        if old is None:
+            continue
+        pairs = [(k, old.get(k), after.get(k)) for k in keys]
+        pairs += [(f"phase {p}", old.get("main_phase_peak_mb", {}).get(p),
+                   after["main_phase_peak_mb"].get(p)) for p in phases]  # fmt: skip
+        for figure, was, now in pairs:
+            if was and now:
+                rows[f"{name}: {figure}"] = {"before": was, "after": now,
+                                             "ratio": round(now / was, 3)}  # fmt: skip
+                print(f"| {name} | {figure} | {was} | {now} | {now / was:.2f} |")
+    return {"before": before, "after_vs_before": rows}
+
+
 def main() -> None:
     """Run the syncs asked for, print a table and write bench/results/sync_memory.json."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
@@ -185,11 +207,17 @@ def main() -> None:
                         help="embedder:scale pairs: real or fake vectors, corpus size")  # fmt: skip
     parser.add_argument("--limit", type=int, default=5183, help="files at x1 (SciFact: 5183)")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where the figures go")
+    parser.add_argument(
+        "--add", type=Path, action="append", default=[], help="a JSON of runs made apart"
+    )
+    parser.add_argument("--before", type=Path, help="a JSON from before a change, to compare")
     args = parser.parse_args()
     meta = provenance()
     runs: dict[str, dict] = {}
+    for extra in args.add:
+        runs.update(json.loads(extra.read_text())["runs"])
     with tempfile.TemporaryDirectory(prefix="minirag-syncmem-") as tmp:
-        for spec in args.runs.split(","):
+        for spec in filter(None, args.runs.split(",")):
             embed, scale = spec.split(":")
             runs[f"{embed} x{scale}"] = run(embed, int(scale), args.limit, Path(tmp))
             print(f"{embed} x{scale}: {runs[f'{embed} x{scale}']}", flush=True)
@@ -212,6 +240,8 @@ def main() -> None:
             figures[f"growth_{key}"] = round(ratio, 3)
             print(f"growth of {key} from x1 to the largest corpus (fake vectors): {ratio:.3f} "
                   "(target <= 1.10)")  # fmt: skip
+    if args.before:
+        figures.update(_compare(json.loads(args.before.read_text()), runs))
     write_json(args.json, figures, meta)
     print(f"figures: {args.json}")
 
