@@ -25,7 +25,7 @@ from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
 from minirag_store.index.loading import MODEL, TABLE, preload
 from minirag_store.index.schema import check_dims
-from minirag_store.index.storage import bound_native_memory, store_errors_on
+from minirag_store.index.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
@@ -86,7 +86,6 @@ class Index:
     ) -> None:
         if config is None and config_error is None:
             raise ValueError("Index needs a Config or a config_error")
-        bound_native_memory()  # before the model's and LanceDB's threads start (storage.py)
         if embedder is not None and table is not None:
             check_dims(table.dim, table.db_path, embedder.model_id, embedder.dim)
         self._config = config

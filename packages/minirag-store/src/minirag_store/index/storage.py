@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
 from minirag_store.index.creation import create_once
+from minirag_store.index.native import bound_native_memory
 from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ __all__ = [
     "REMOTE_CONSISTENCY",
     "Location",
     "Options",
-    "bound_native_memory",
     "connect",
     "consistency",
     "local_folder",
@@ -129,47 +129,6 @@ def consistency(db_uri: str) -> timedelta:
 #: bounded cache kept the sync's peak flat; measured in ``bench/sync_memory.py``). The
 #: index cache (posting lists, IVF partitions: what queries reuse) keeps its default.
 METADATA_CACHE_BYTES = 64 << 20
-
-
-#: Native memory settings of this process, applied once when its first :class:`~minirag_store.
-#: service.Index` is made (before the model's threads and LanceDB's start; :func:`session`
-#: makes sure too); a variable already set in the environment wins. Measured with
-#: ``bench/sync_memory.py`` (peak RSS by phase of a full sync):
-#:
-#: * ``MALLOC_ARENA_MAX``: glibc gives each thread that contends for the heap an arena of
-#:   its own (up to 8 a core), and LanceDB's Rust threads (its runtime, compaction and
-#:   index builds) allocate through glibc. Memory freed in one arena is not reused by
-#:   another, so RSS grew with every commit; two arenas cut a SciFact sync's peak (fake
-#:   vectors) from 740 to 652 MB at the same speed.
-#: * ``LANCE_FTS_PARTITION_SIZE`` (MiB): the full-text index build (and its update at each
-#:   maintenance) holds a worker's postings in memory up to this size before it spills a
-#:   part to disk and merges later; Lance's default is 2 GiB, so the build of a large
-#:   table held all of its postings at once. The merged index is the same.
-NATIVE_MEMORY = {"MALLOC_ARENA_MAX": "2", "LANCE_FTS_PARTITION_SIZE": "64"}
-_M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
-
-
-@functools.cache
-def bound_native_memory() -> None:
-    """Apply :data:`NATIVE_MEMORY`: the Lance variables through the environment (Lance
-    reads them at first use), the arena limit through glibc's ``mallopt`` (the variable
-    itself is only read when a process starts). Nothing happens off glibc."""
-    import ctypes
-    import ctypes.util
-    import os
-
-    for name, value in NATIVE_MEMORY.items():
-        os.environ.setdefault(name, value)
-    libc_name = ctypes.util.find_library("c")
-    if libc_name is None:
-        return
-    try:
-        mallopt = ctypes.CDLL(libc_name).mallopt
-    except (OSError, AttributeError):  # not glibc (musl, macOS): its own allocator rules
-        return
-    arenas = os.environ["MALLOC_ARENA_MAX"]
-    if arenas.isdigit():  # glibc ignores a malformed variable too
-        mallopt(_M_ARENA_MAX, int(arenas))
 
 
 @functools.cache
