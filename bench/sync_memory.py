@@ -214,8 +214,10 @@ def main() -> None:
     args = parser.parse_args()
     meta = provenance()
     runs: dict[str, dict] = {}
-    for extra in args.add:
-        runs.update(json.loads(extra.read_text())["runs"])
+    for extra in args.add:  # each run keeps where and when it was measured
+        made = json.loads(extra.read_text())
+        when = {k: made[k] for k in ("commit", "measured", "load_average_before") if k in made}
+        runs.update({name: {**run, "measured_at": when} for name, run in made["runs"].items()})
     with tempfile.TemporaryDirectory(prefix="minirag-syncmem-") as tmp:
         for spec in filter(None, args.runs.split(",")):
             embed, scale = spec.split(":")
