@@ -47,3 +47,44 @@ class ChildPeaks(threading.Thread):
         self._stop_event.set()
         self.join()
         return self.peaks
+
+
+class Phases:
+    """Peak RSS of this process in each phase of a run, native memory included.
+
+    The kernel's high-water mark (``VmHWM``) is reset when a phase begins (writing ``5`` to
+    ``/proc/self/clear_refs``) and read when it ends, so a phase's peak is exact (no
+    sampling) and counts what tracemalloc cannot see (LanceDB's Rust heap, onnxruntime's
+    arena). A phase entered again keeps its largest peak. Since the mark is reset, the
+    process's peak is the largest phase peak (:meth:`peak`), not ``VmHWM`` at the end.
+    """
+
+    def __init__(self, first: str) -> None:
+        self.peaks: dict[str, float] = {}
+        self.rss_after: dict[str, float] = {}
+        self.current = first
+
+    def enter(self, name: str) -> None:
+        """End the current phase (record its peak) and begin ``name``."""
+        self.peaks[self.current] = max(self.peaks.get(self.current, 0.0), status_mb())
+        self.rss_after[self.current] = status_mb("self", "VmRSS")
+        Path("/proc/self/clear_refs").write_text("5")
+        self.current = name
+
+    def wrap(self, owner: object, attr: str, name: str) -> None:
+        """Make calls of ``owner.attr`` the phase ``name`` (the outer phase resumes after)."""
+        original = getattr(owner, attr)
+
+        def wrapped(*args, **kwargs):
+            outer = self.current
+            self.enter(name)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.enter(outer)
+
+        setattr(owner, attr, wrapped)
+
+    def peak(self) -> float:
+        """The process's peak RSS so far, in MB."""
+        return max([*self.peaks.values(), status_mb()])

@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from procmem import ChildPeaks, status_mb
+from procmem import ChildPeaks, Phases, status_mb
 from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -99,8 +99,22 @@ def _fake_embed(dim: int):
     return embed
 
 
+def _watch(phases: Phases) -> None:
+    """Make the sync's maintenance steps phases of their own (the rest is ``ingest``)."""
+    from minirag_store.index import ann, upkeep
+    from minirag_store.index.table import ChunkTable
+
+    phases.wrap(ChunkTable, "maintain", "maintain (rest)")
+    phases.wrap(ChunkTable, "summary", "summary")
+    phases.wrap(upkeep, "create_indexes", "create indexes")
+    phases.wrap(upkeep, "compact", "maintain: compact + index update")
+    phases.wrap(ann, "build", "maintain: ANN build")
+    phases.wrap(upkeep, "drop_old_versions", "maintain: drop old versions")
+
+
 def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
     """One sync of ``corpus`` into a fresh index at ``db``, in this process."""
+    phases = Phases("load")
     from minirag_store import Index
     from minirag_testkit import MODEL_NAME, model_dir
 
@@ -120,24 +134,30 @@ def child(corpus: Path, db: Path, embed: str, total: int) -> dict:
 
     sampler = ChildPeaks()
     sampler.start()
+    _watch(phases)
+    phases.enter("ingest")
     started = time.perf_counter()
     result = index.sync(progress=progress)
     seconds = time.perf_counter() - started
     timeline["100%"] = round(status_mb("self", "VmRSS"))
+    phases.enter("after")
     workers = sampler.stop()
     chunks = index.status()["chunkCount"]
     index.close()
+    phases.enter("closed")
     return {
         "files": result["counts"]["ingested"],
         "failed": result["counts"]["failed"],
         "chunks": chunks,
         "sync_s": round(seconds, 1),
         "main_after_model_load_mb": round(loaded),
-        "main_peak_mb": round(status_mb("self", "VmHWM")),
+        "main_peak_mb": round(phases.peak()),
         "worker_peak_max_mb": round(max(workers.values(), default=0)),
         "workers_sum_mb": round(sum(workers.values())),
         "workers": len(workers),
         "main_rss_timeline_mb": timeline,
+        "main_phase_peak_mb": {k: round(v) for k, v in phases.peaks.items()},
+        "main_rss_after_phase_mb": {k: round(v) for k, v in phases.rss_after.items()},
     }
 
 
@@ -154,6 +174,28 @@ def run(embed: str, scale: int, limit: int, work: Path) -> dict:
     return figures
 
 
+def _compare(before: dict, runs: dict[str, dict]) -> dict:
+    """``before``'s figures beside these runs' (ratios after / before), printed and
+    returned for the JSON."""
+    keys = ("main_peak_mb", "total_peak_mb")
+    phases = ("ingest", "maintain: compact + index update", "maintain: ANN build", "summary")
+    rows = {}
+    print("\n| run | figure | before | after | after / before |\n|---|---|---:|---:|---:|")
+    for name, after in runs.items():
+        old = before["runs"].get(name)
+        if old is None:
+            continue
+        pairs = [(k, old.get(k), after.get(k)) for k in keys]
+        pairs += [(f"phase {p}", old.get("main_phase_peak_mb", {}).get(p),
+                   after["main_phase_peak_mb"].get(p)) for p in phases]  # fmt: skip
+        for figure, was, now in pairs:
+            if was and now:
+                rows[f"{name}: {figure}"] = {"before": was, "after": now,
+                                             "ratio": round(now / was, 3)}  # fmt: skip
+                print(f"| {name} | {figure} | {was} | {now} | {now / was:.2f} |")
+    return {"before": before, "after_vs_before": rows}
+
+
 def main() -> None:
     """Run the syncs asked for, print a table and write bench/results/sync_memory.json."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
@@ -165,11 +207,19 @@ def main() -> None:
                         help="embedder:scale pairs: real or fake vectors, corpus size")  # fmt: skip
     parser.add_argument("--limit", type=int, default=5183, help="files at x1 (SciFact: 5183)")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where the figures go")
+    parser.add_argument(
+        "--add", type=Path, action="append", default=[], help="a JSON of runs made apart"
+    )
+    parser.add_argument("--before", type=Path, help="a JSON from before a change, to compare")
     args = parser.parse_args()
     meta = provenance()
     runs: dict[str, dict] = {}
+    for extra in args.add:  # each run keeps where and when it was measured
+        made = json.loads(extra.read_text())
+        when = {k: made[k] for k in ("commit", "measured", "load_average_before") if k in made}
+        runs.update({name: {**run, "measured_at": when} for name, run in made["runs"].items()})
     with tempfile.TemporaryDirectory(prefix="minirag-syncmem-") as tmp:
-        for spec in args.runs.split(","):
+        for spec in filter(None, args.runs.split(",")):
             embed, scale = spec.split(":")
             runs[f"{embed} x{scale}"] = run(embed, int(scale), args.limit, Path(tmp))
             print(f"{embed} x{scale}: {runs[f'{embed} x{scale}']}", flush=True)
@@ -192,6 +242,8 @@ def main() -> None:
             figures[f"growth_{key}"] = round(ratio, 3)
             print(f"growth of {key} from x1 to the largest corpus (fake vectors): {ratio:.3f} "
                   "(target <= 1.10)")  # fmt: skip
+    if args.before:
+        figures.update(_compare(json.loads(args.before.read_text()), runs))
     write_json(args.json, figures, meta)
     print(f"figures: {args.json}")
 

@@ -40,6 +40,20 @@ def test_vectors_are_unit_and_keep_input_order(embedder):
     assert embedder.embed_passages([]).shape == (0, 384)
 
 
+def test_a_batch_run_in_parts_embeds_as_one_run(embedder, monkeypatch):
+    # Past ATTENTION_CELLS a batch runs in parts (bounded activation memory): the same
+    # vectors, in the same order, as one run of the whole batch.
+    from minirag_store.index import onnx_encoder
+
+    texts = [f"passage {i} " + "about invoices and payment runs " * (3 * i) for i in range(9)]
+    monkeypatch.setattr(onnx_encoder, "ATTENTION_CELLS", 10**9)
+    whole = embedder.embed_passages(texts)
+    monkeypatch.setattr(onnx_encoder, "ATTENTION_CELLS", 3 * 64 * 64)
+    parted = embedder.embed_passages(texts)
+    assert np.allclose(parted, whole, atol=1e-5)
+    assert [int(np.argmax(parted @ v)) for v in whole] == list(range(len(texts)))
+
+
 def test_query_vector_matches_its_passage(embedder):
     passages = embedder.embed_passages(["Bake the bread for thirty minutes.", "Invoices are paid."])
     query = embedder.embed_query("how long to bake a loaf")

@@ -38,12 +38,13 @@ if TYPE_CHECKING:
 
 __all__ = ["EMBED_BATCH", "Embedder", "Encoder", "tokenizer_counter"]
 
-#: Texts per ONNX call. 32 was a little faster than 16 on the 2-core build machine, but
-#: onnxruntime's arena keeps the largest batch's activations for the session's life:
-#: embedding 600 SciFact texts of ~110 tokens peaked at 703 MB RSS with 32 per call and
-#: 456 MB with 16 (the model alone: 235 MB), at about the same speed under load
-#: (``bench/sync_memory.py`` measures the whole sync). The peak depends on this and the
-#: model's length limit, never on how many texts a sync embeds.
+#: Texts per ONNX call. 32 was a little faster than 16 on the 2-core build machine, but a
+#: run's activations grow with its texts (x their tokens squared): embedding 600 SciFact
+#: texts of ~110 tokens peaked at 703 MB RSS with 32 per call and 456 MB with 16 (the
+#: model alone: 235 MB), at about the same speed under load, when onnxruntime's arena
+#: still kept the largest run's activations (it is off now, and long texts run fewer at a
+#: time: :data:`~minirag_store.index.onnx_encoder.ATTENTION_CELLS`). The peak depends on
+#: this and the model's length limit, never on how many texts a sync embeds.
 EMBED_BATCH = 16
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
 from minirag_store.index.creation import create_once
+from minirag_store.index.native import bound_native_memory
 from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ METADATA_CACHE_BYTES = 64 << 20
 @functools.cache
 def session() -> Any:
     """The process's one LanceDB session (its caches), with a bounded metadata cache."""
+    bound_native_memory()
     import lancedb
 
     return lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)

@@ -1,0 +1,112 @@
+"""Peak RSS of one commit of a sync (LanceDB ``merge_insert``) against the rows already stored.
+
+Why: a sync's RSS climbs with the corpus while it ingests (``bench/sync_memory.py``'s
+timeline), and ``tracemalloc`` sees none of it. Each commit replaces some sources as
+:meth:`~minirag_store.index.table.ChunkTable.replace_sources` does: ``merge_insert`` on
+``id`` with ``when_not_matched_by_source_delete(source IN (...))``. This measures one
+such commit of 40 rows (8 sources) at growing table sizes, in three ways:
+
+* ``by-source delete``: as the store commits (the old chunks of a source go in the same
+  commit, so a reader never sees a source half replaced);
+* ``by-source delete, indexes current``: the same after ``optimize()`` folded every row into
+  the BTREE indexes on ``id`` and ``source``;
+* ``no delete``: without the by-source clause (not what the store can do: a source whose
+  new version has fewer chunks would keep stale ones), to show where the growth comes from.
+
+The peak is the kernel's high-water mark, reset before each commit (``procmem.Phases``'
+method): native memory included.
+
+    uv run python bench/merge_memory.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from procmem import status_mb
+from results_io import provenance, write_json
+
+RESULTS = Path(__file__).resolve().parent / "results" / "merge_memory.json"
+SIZES = (10_000, 50_000, 100_000, 200_000)
+MODES = ("by-source delete", "by-source delete, indexes current", "no delete")
+
+
+def _rows(start: int, n: int, rng):
+    """``n`` chunk-like rows (5 a source, ~540 chars of text, a 384-dim float16 vector)."""
+    import numpy as np
+    import pyarrow as pa
+
+    ids = range(start, start + n)
+    vectors = rng.standard_normal(n * 384).astype(np.float16)
+    return pa.table({
+        "id": [f"s{i // 5}#{i % 5}" for i in ids],
+        "source": [f"s{i // 5}" for i in ids],
+        "text": ["lorem ipsum dolor sit amet " * 20] * n,
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors), 384),
+    })  # fmt: skip
+
+
+def measure(mode: str) -> dict[str, dict[str, float]]:
+    """Peak RSS increase (MB) and seconds of one commit at each of :data:`SIZES`."""
+    import lancedb
+    import numpy as np
+    from lancedb.index import BTree
+    from minirag_store.index.native import bound_native_memory
+
+    bound_native_memory()  # as the store runs
+    rng = np.random.default_rng(0)
+    table = lancedb.connect(tempfile.mkdtemp()).create_table("t", _rows(0, 40, rng))
+    for column in ("id", "source"):
+        table.create_index(column, config=BTree())
+    total, out = 40, {}
+    for size in SIZES:
+        while total < size:
+            table.add(_rows(total, 5000, rng))
+            total += 5000
+        if mode == MODES[1]:
+            table.optimize()
+        data = _rows(total, 40, rng)
+        sources = sorted(set(data["source"].to_pylist()))
+        merge = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+        if mode != MODES[2]:
+            merge = merge.when_not_matched_by_source_delete(
+                "source IN (" + ", ".join(f"'{s}'" for s in sources) + ")"
+            )
+        base = status_mb("self", "VmRSS")
+        Path("/proc/self/clear_refs").write_text("5")
+        started = time.perf_counter()
+        merge.execute(data)
+        out[str(size)] = {"peak_increase_mb": round(status_mb() - base),
+                          "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+        total += 40
+    return out
+
+
+def main() -> None:
+    """Each mode in a fresh process; print a table, write bench/results/merge_memory.json."""
+    import json
+    import subprocess
+
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        print(json.dumps(measure(sys.argv[2])))
+        return
+    meta = provenance()
+    figures: dict = {"rows_per_commit": 40, "modes": {}}
+    for mode in MODES:
+        args = [sys.executable, __file__, "--child", mode]
+        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+        figures["modes"][mode] = json.loads(out.strip().splitlines()[-1])
+    print("| rows stored | " + " | ".join(f"{m}: peak +MB" for m in MODES) + " |")
+    print("|---:|" + "---:|" * len(MODES))
+    for size in SIZES:
+        cells = [str(figures["modes"][m][str(size)]["peak_increase_mb"]) for m in MODES]
+        print(f"| {size} | " + " | ".join(cells) + " |")
+    write_json(RESULTS, figures, meta)
+    print(f"figures: {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
