@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -42,11 +43,14 @@ def hidden(monkeypatch: pytest.MonkeyPatch):
 
 def table_route(path: Path) -> str:
     """markitdown's own output for ``path``, checked to have lost its page breaks: what
-    these tests are about (a markitdown that kept them would make them pass for nothing)."""
+    these tests are about (a markitdown that kept them would make them pass for nothing).
+    markitdown before its table route (0.1.3, the floor ``.ci/run``'s lowest resolution
+    installs) keeps them on every PDF: its pages come from the form feeds, and these skip."""
     text = markitdown_convert(None, path, ".pdf", str(path)).markdown or ""
     layers = text_layers(path)
     assert layers is not None and len(layers) > 1
-    assert "\f" not in text, "markitdown kept the form feeds: not its table route"
+    if "\f" in text:
+        pytest.skip(f"markitdown {version('markitdown')} keeps {path.name}'s page breaks")
     return text
 
 

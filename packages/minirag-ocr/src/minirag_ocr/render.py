@@ -43,7 +43,9 @@ def page_texts(path: Path) -> list[str]:
         for index in range(len(pdf)):
             page = pdf[index]
             textpage = page.get_textpage()
-            texts.append(textpage.get_text_range().replace("\r\n", "\n"))
+            # bounded, not range: full Unicode (range is UCS-2 in pypdfium2 5), and
+            # pypdfium2 4 warns on a default range call (a CLI user would see it)
+            texts.append(textpage.get_text_bounded().replace("\r\n", "\n"))
             textpage.close()
             page.close()
         return texts

@@ -103,7 +103,9 @@ def text_layers(path: Path) -> list[str] | None:
             for index in range(len(pdf)):
                 page = pdf[index]
                 textpage = page.get_textpage()
-                texts.append(textpage.get_text_range())
+                # bounded, not range: full Unicode (range is UCS-2 in pypdfium2 5), and
+                # pypdfium2 4 warns on a default range call (a CLI user would see it)
+                texts.append(textpage.get_text_bounded())
                 textpage.close()
                 page.close()
             return texts
