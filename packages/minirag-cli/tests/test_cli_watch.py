@@ -21,6 +21,10 @@ CLI = Path(sys.executable).parent / "minirag-cli"
 PATIENCE = 120.0
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watching:
     """A ``minirag-cli watch`` subprocess whose stdout lines arrive on a queue."""
 
@@ -31,6 +35,10 @@ class Watching:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # Ctrl-C as in a terminal: a test run started in the background by a script
+            # (``.ci/run &``) has SIGINT ignored, children inherit that, and Python then
+            # installs no KeyboardInterrupt handler, so the watch would never hear it.
+            preexec_fn=_sigint_default,  # noqa: PLW1509 - one signal call, no lock taken
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
