@@ -7,7 +7,9 @@ from collections import Counter
 
 from minirag_store.index.keywords import (
     PART_WEIGHT,
+    SINGLE_SEARCH_TOKENS,
     WORD_WEIGHT,
+    keyword_query,
     normalize,
     normalize_query,
     pairs,
@@ -66,6 +68,24 @@ def test_identifier_outweighs_its_parts_in_a_query():
     assert 0 < weights["err_socket_closed+retri"] < WORD_WEIGHT / 4
     two_parts = Counter(normalize_query("REQ-2041").split())
     assert two_parts == {"req-2041": WORD_WEIGHT, "req": PART_WEIGHT, "2041": PART_WEIGHT}
+
+
+def test_a_long_query_splits_into_words_and_pairs_with_the_same_weights():
+    short = keyword_query("late invoice reminder")
+    assert short.whole == normalize_query("late invoice reminder")
+    assert not short.split  # a phrase of a few words: one exact search
+    text = "retry ERR_SOCKET_CLOSED late invoice reminder payment run today"
+    long = keyword_query(text)
+    assert long.whole == normalize_query(text)
+    assert len(long.whole.split()) > SINGLE_SEARCH_TOKENS and long.split
+    # the words at their weights over the common factor, each pair once
+    assert long.scale == PART_WEIGHT
+    words = Counter(long.words.split())
+    assert words["err_socket_closed"] == 3 and words["socket"] == 1 and words["retri"] == 2
+    assert all("+" in pair for pair in long.pairs.split())
+    whole = Counter(long.whole.split())
+    rebuilt = Counter({t: n * long.scale for t, n in words.items()}) + Counter(long.pairs.split())
+    assert rebuilt == whole
 
 
 def test_mixed_script_word_is_not_stemmed():

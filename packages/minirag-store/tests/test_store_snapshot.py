@@ -78,3 +78,21 @@ def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, 
     assert "/d/b.md" in {r["source"] for r in reader.vector_search(np.ones(DIM), 5)}
     assert reader.parent_chunks([hits[0]["parent_id"]])[hits[0]["parent_id"]]
     assert len(loads) == 1
+
+
+def test_a_large_matrix_scored_on_threads_gets_every_rows_own_score():
+    """Past PARALLEL_ROWS a core the cosines run in slices on threads: each row's score is
+    the very one it gets scored alone or among a few rows (the ANN path scores its
+    candidates that way, and both paths must give a chunk the same distance)."""
+    from minirag_store.index import vectors
+
+    rows = 2 * vectors.PARALLEL_ROWS + 7
+    rng = np.random.default_rng(5)
+    matrix = vectors.unit_rows(rng.standard_normal((rows, 384)).astype(np.float32))
+    query = rng.standard_normal(384).astype(np.float32)
+    whole = vectors.cosines(matrix, query)
+    assert whole.shape == (rows,)
+    picked = [0, 1, vectors.PARALLEL_ROWS - 1, vectors.PARALLEL_ROWS, rows - 1]
+    alone = vectors.cosines(matrix[picked], query)
+    assert whole[picked].tolist() == alone.tolist()
+    assert whole.tolist() == np.einsum("ij,j->i", matrix, query).tolist()

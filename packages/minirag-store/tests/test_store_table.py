@@ -215,6 +215,35 @@ def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
         assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
 
 
+def test_a_long_query_split_in_two_searches_scores_as_the_one_search(table):
+    """Past six words a query runs as words, then pairs among their hits (keywords.py):
+    the same hits with the same BM25 scores as LanceDB's one search of every repeated
+    term, an identifier's weights (whole and parts) and a phrase's pairs included."""
+    from minirag_store.index.keywords import keyword_query, normalize_query
+
+    put(table, "/d/a.md", ["the late invoice reminder was sent after the payment run", "x"])
+    put(table, "/d/b.md", ["payment reminder for a late invoice", "ERR_SOCKET_CLOSED on retry"])
+    put(table, "/d/c.md", ["invoice run sent late, reminder paid; socket closed"])
+    put(table, "/d/d.md", ["the payment run: reminders, invoices, a retry after ERR_SOCKET_CLOSED"])
+    table.maintain()
+    put(table, "/d/e.md", ["a late payment reminder written after the index was built"])
+    raw = lance_table(table.db_path)
+    for text in [
+        "late invoice reminder sent after the payment run failed again",
+        "retry ERR_SOCKET_CLOSED late invoice reminder payment run today",
+    ]:
+        assert keyword_query(text).split, text  # else this tests the one search
+        query = raw.search(normalize_query(text), query_type="fts", fts_columns="keywords")
+        expected = query.select(["id", "_score"]).limit(10).to_arrow().to_pylist()
+        got = table.keyword_search(text, 10)
+        assert len(expected) >= 4, text
+        assert {h["id"] for h in got} == {h["id"] for h in expected}, text
+        scores = {h["id"]: h["_score"] for h in expected}
+        for hit in got:
+            assert hit["_score"] == pytest.approx(scores[hit["id"]], rel=1e-5), text
+        assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
+
+
 @pytest.mark.slow
 def test_writers_starting_together_on_a_new_index_lose_no_row(tmp_path):
     # Lance turns a create that lost the race for the table's first version into an

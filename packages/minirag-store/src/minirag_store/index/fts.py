@@ -19,10 +19,13 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from minirag_store.index.schema import in_values
 from minirag_store.index.storage import consistency, local_folder, session
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from minirag_store.index.keywords import KeywordQuery
 
 __all__ = ["KeywordSearcher"]
 
@@ -69,28 +72,28 @@ class KeywordSearcher:
 
     def search(
         self,
-        terms: str,
+        query: KeywordQuery,
         column: str,
         limit: int,
         where: str | None,
         columns: Sequence[str] = ("id", "_score"),
     ) -> tuple[pa.Table, int]:
         """``columns`` (by default the id and BM25 score) of the best ``limit`` rows for
-        ``terms`` in ``column``, within the SQL filter ``where``, and the table version.
+        ``query`` in ``column``, within the SQL filter ``where``, and the table version.
 
         Read only what is needed: each further column selected is read from the
         fragments of every hit.
         """
-        return _LOOP.run(self._search(terms, column, limit, where, list(columns)))
+        return _LOOP.run(self._search(query, column, limit, where, list(columns)))
 
     async def _search(
-        self, terms: str, column: str, limit: int, where: str | None, columns: list[str]
+        self, query: KeywordQuery, column: str, limit: int, where: str | None, columns: list[str]
     ) -> tuple[pa.Table, int]:
         table = await self._opened()
-        query = table.query().nearest_to_text(terms, columns=column)
-        if where:
-            query = query.where(where)  # a prefilter: scoped hits are not crowded out
-        found = await query.select(columns).limit(limit).to_arrow()
+        if query.split:
+            found = await _split_search(table, query, column, limit, where, columns=columns)
+        else:
+            found = await _match(table, query.whole, column, limit, where, columns=columns)
         # Read after the search: at least as new as the version its hits came from.
         version = await table.version()
         if self._prewarm and version != self._warm_version:
@@ -117,3 +120,48 @@ class KeywordSearcher:
             if self._table is None:  # only the loop thread sets it: no lock needed
                 self._table = table
         return self._table
+
+
+async def _match(
+    table: Any, terms: str, column: str, limit: int, where: str | None, *, columns: list[str]
+) -> pa.Table:
+    """One full-text search: ``columns`` of the best ``limit`` rows for ``terms``."""
+    query = table.query().nearest_to_text(terms, columns=column)
+    if where:
+        query = query.where(where)  # a prefilter: scoped hits are not crowded out
+    return await query.select(columns).limit(limit).to_arrow()
+
+
+async def _split_search(
+    table: Any,
+    query: KeywordQuery,
+    column: str,
+    limit: int,
+    where: str | None,
+    *,
+    columns: list[str],
+) -> pa.Table:
+    """:attr:`KeywordQuery.split`: the words' best ``limit`` rows, re-ranked with the
+    score of the pairs among just those rows (a prefilter on the id index)."""
+    wanted = list(dict.fromkeys(["id", "_score", *columns]))
+    found = await _match(table, query.words, column, limit, where, columns=wanted)
+    ids = found["id"].to_pylist()
+    bonus: dict[str, float] = {}
+    if ids:
+        among = f"id IN {in_values(ids)}"
+        paired = await _match(table, query.pairs, column, len(ids), among, columns=wanted[:2])
+        bonus = dict(zip(paired["id"].to_pylist(), paired["_score"].to_pylist(), strict=True))
+    return _rescored(found, query.scale, [bonus.get(i, 0.0) for i in ids]).select(columns)
+
+
+def _rescored(found: pa.Table, scale: int, extra: Sequence[float]) -> pa.Table:
+    """``found`` with ``_score`` = ``scale`` x its score + ``extra`` (row by row), best
+    first (a tie keeps the search's order)."""
+    import numpy as np
+    import pyarrow as pa
+
+    column = found.schema.get_field_index("_score")
+    scores = found["_score"].to_numpy().astype(np.float64) * scale + np.asarray(extra)
+    order = np.argsort(-scores, kind="stable")
+    kind = found.schema.field(column).type
+    return found.take(order).set_column(column, "_score", pa.array(scores[order]).cast(kind))

@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
-from minirag_store.index.keywords import normalize_query
+from minirag_store.index.keywords import keyword_query
 from minirag_store.index.schema import ALL_ROWS, scope_filter
-from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot
+from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot, stored_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -153,8 +153,8 @@ class Searcher:
     ) -> list[dict[str, Any]]:
         """BM25 hits over the keyword column, best first: ``id``, ``source``,
         ``parent_id``, ``_score``; [] when the query has no searchable term."""
-        terms = normalize_query(text)
-        if not terms:
+        terms = keyword_query(text)
+        if not terms.whole:
             return []
         with self._rw.shared():
             ann = self.ann_path()
@@ -163,9 +163,11 @@ class Searcher:
                 # its vector, which the fusion's cosine of this candidate needs next.
                 columns = ["id", "_score", "source", "parent_id", "vector"]
                 found, _ = self._keywords.search(terms, "keywords", limit, scope_sql, columns)
-                rows = found.to_pylist()
-                for row in rows:
+                rows = found.drop_columns(["vector"]).to_pylist()
+                vectors = stored_vectors(found, self._dim)  # float16 values, not Python lists
+                for row, stored in zip(rows, vectors, strict=True):
                     row["parent_id"] = row["parent_id"] or ""
+                    row["vector"] = stored
                 return rows
             found, version = self._keywords.search(terms, "keywords", limit, scope_sql)
         snap = self.snapshot(version)  # read after the search: at least as new as its rows
