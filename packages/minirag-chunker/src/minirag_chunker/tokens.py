@@ -35,6 +35,11 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
     tokenizer.no_truncation()
     tokenizer.no_padding()
     encode, encode_batch = tokenizer.encode, tokenizer.encode_batch
+    # Counts of recent pieces of long texts. The response budget counts an answer, then
+    # trimmed versions of it that share its beginning (the lowest-ranked parts go, from
+    # the end): their first pieces are the same strings, so only the changed tail is
+    # encoded again (an over-budget answer at a million chunks: ~3 whole counts -> ~1.5).
+    known: dict[str, int] = {}
 
     def count_tokens(text: str) -> int:
         """Number of tokens in ``text`` (no special tokens, no truncation)."""
@@ -43,9 +48,22 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
         # A long text (a whole answer the response budget checks) is counted in pieces
         # that the tokenizer encodes on all cores (``encode_batch``).
         pieces = split_at_whitespace(text, SPLIT_CHARS)
-        return sum(len(e) for e in encode_batch(pieces, add_special_tokens=False))
+        counts = {piece: n for piece in pieces if (n := known.get(piece)) is not None}
+        new = [piece for piece in dict.fromkeys(pieces) if piece not in counts]
+        if new:
+            encoded = encode_batch(new, add_special_tokens=False)
+            fresh = {piece: len(e) for piece, e in zip(new, encoded, strict=True)}
+            if len(known) + len(fresh) > MEMO_PIECES:
+                known.clear()  # a bound, not an LRU: what matters is the last few answers
+            known.update(fresh)  # (threads may share the counter: each sums its own counts)
+            counts.update(fresh)
+        return sum(counts[piece] for piece in pieces)
 
     return count_tokens
+
+
+#: Pieces whose counts a counter remembers (~2 MB of text at most).
+MEMO_PIECES = 512
 
 
 #: Characters per piece when a long text is counted in parallel.
