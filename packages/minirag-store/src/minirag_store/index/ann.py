@@ -27,13 +27,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import ALL_ROWS, in_values
+from minirag_store.index.schema import in_values
 from minirag_store.index.vectors import cosines, unit_matrix, unit_rows
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
     from minirag_store.config import Config
+    from minirag_store.index.aio import AsyncTable
 
 __all__ = [
     "INDEX_PREFIX",
@@ -140,12 +142,13 @@ def build(table: Any, rows: int, dim: int) -> None:
 
 
 class AnnSearch:
-    """The vector side and row look-ups of one table through LanceDB (no snapshot)."""
+    """The vector side and row look-ups of one table through LanceDB's async API
+    (:mod:`~minirag_store.index.aio`; no snapshot)."""
 
     def __init__(
-        self, table: Any, settings: AnnSettings, columns: Sequence[str], trained: int
+        self, handle: AsyncTable, settings: AnnSettings, columns: Sequence[str], trained: int
     ) -> None:
-        self._tbl = table
+        self._handle = handle
         self._settings = settings
         self._columns = list(columns)
         self._probes = probes_for(trained, settings)
@@ -167,19 +170,7 @@ class AnnSearch:
         similar = self._similarity(vector, ids, known or {})
         if limit <= 0:
             return [], similar
-        search = (
-            self._tbl.search(vector, vector_column_name="vector")
-            .distance_type("cosine")
-            .nprobes(self._probes)
-            .refine_factor(self._settings.refine_factor)
-            # ``_distance`` named: without it Lance logs a deprecation warning to stderr on
-            # every search (its auto-projection is going away), which a CLI user would see.
-            .select(["id", "source", "parent_id", "vector", "_distance"])
-            .limit(limit)
-        )
-        if scope_sql:
-            search = search.where(scope_sql, prefilter=True)
-        found = search.to_arrow()
+        found = self._handle.run(self._nearest(vector, limit, scope_sql))
         if not found.num_rows:
             return [], similar
         # Distances scored as the exact path scores them (vectors.py), not LanceDB's own
@@ -205,8 +196,9 @@ class AnnSearch:
             matrix = unit_rows(np.asarray([known[i] for i in have], dtype=np.float32))
             similar.update(zip(have, cosines(matrix, vector).tolist(), strict=True))
         if unread:
-            query = self._tbl.search().where(f"id IN {in_values(unread)}").select(["id", "vector"])
-            read = query.limit(len(unread)).to_arrow()
+            read = self._handle.run(
+                _rows(self._handle, f"id IN {in_values(unread)}", ["id", "vector"])
+            )
             scores = cosines(unit_matrix(read, len(vector)), vector).tolist()
             similar.update(zip(read["id"].to_pylist(), scores, strict=True))
         return similar
@@ -216,7 +208,7 @@ class AnnSearch:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        rows = self._read(f"id IN {in_values(unique)}", self._columns, len(unique))
+        rows = self._read(f"id IN {in_values(unique)}", self._columns)
         return {r["id"]: r for r in rows}
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -224,12 +216,35 @@ class AnnSearch:
         unique = list(dict.fromkeys(p for p in parent_ids if p))
         if not unique:
             return {}
-        rows = self._read(f"parent_id IN {in_values(unique)}", self._columns, None)
+        rows = self._read(f"parent_id IN {in_values(unique)}", self._columns)
         grouped: dict[str, list[dict[str, Any]]] = {p: [] for p in unique}
         for row in sorted(rows, key=lambda r: r["chunk_index"]):
             grouped[row["parent_id"]].append(row)
         return grouped
 
-    def _read(self, where: str, columns: list[str], limit: int | None) -> list[dict[str, Any]]:
-        query = self._tbl.search().where(where).select(columns)
-        return query.limit(limit if limit is not None else ALL_ROWS).to_arrow().to_pylist()
+    async def _nearest(self, vector: np.ndarray, limit: int, scope_sql: str | None) -> pa.Table:
+        table = await self._handle.opened()
+        search = (
+            table.query()
+            .nearest_to(vector)
+            .column("vector")
+            .distance_type("cosine")
+            .nprobes(self._probes)
+            .refine_factor(self._settings.refine_factor)
+            # ``_distance`` named: without it Lance logs a deprecation warning to stderr on
+            # every search (its auto-projection is going away), which a CLI user would see.
+            .select(["id", "source", "parent_id", "vector", "_distance"])
+            .limit(limit)
+        )
+        if scope_sql:
+            search = search.where(scope_sql)  # a prefilter (the async API's default)
+        return await search.to_arrow()
+
+    def _read(self, where: str, columns: list[str]) -> list[dict[str, Any]]:
+        return self._handle.run(_rows(self._handle, where, columns)).to_pylist()
+
+
+async def _rows(handle: AsyncTable, where: str, columns: list[str]) -> pa.Table:
+    """``columns`` of every row matching ``where``."""
+    table = await handle.opened()
+    return await table.query().where(where).select(columns).to_arrow()

@@ -1,73 +1,33 @@
-"""Keyword (BM25) search through LanceDB's public async API, on an event loop of our own.
-
-Why the async API: one coroutine runs the full-text search and reads the table version
-its hits belong to, in a single hand-off to the loop. The sync builder
-(``Table.search(query_type="fts")``) cost ~2 CPU-ms more per search on SciFact
-(it reads the schema to infer a vector column, checks for a legacy index, and hands each
-result batch across separately), and then the version is one more hand-off.
-
-Why our own loop: LanceDB's sync API runs on an event loop it keeps private, so async
-calls need a running loop of ours. One daemon thread runs it for the whole process; the
-async table handle is opened on it once per :class:`KeywordSearcher`.
+"""Keyword (BM25) search over the full-text index, through LanceDB's async API
+(:mod:`minirag_store.index.aio`): a search and the table version its hits belong to in one
+hand-off to the loop.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Coroutine, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.schema import in_values
-from minirag_store.index.storage import consistency, local_folder, session
+from minirag_store.index.storage import local_folder
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from minirag_store.index.aio import AsyncTable
     from minirag_store.index.keywords import KeywordQuery
 
 __all__ = ["KeywordSearcher"]
-
-T = TypeVar("T")
-
-
-class _LoopThread:
-    """An asyncio event loop running on a daemon thread, started on first use."""
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the loop and wait for its result."""
-        with self._lock:
-            if self._loop is None:
-                self._loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=self._loop.run_forever, name="minirag-lancedb-async", daemon=True
-                )
-                thread.start()
-            loop = self._loop
-        return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
-
-
-_LOOP = _LoopThread()  # one per process, shared by every table
 
 
 class KeywordSearcher:
     """BM25 search over one table's full-text index, plus the version it searched."""
 
-    def __init__(
-        self, db_path: Path | str, table_name: str, storage_options: Mapping[str, str] | None = None
-    ) -> None:
-        self._db_path = db_path
-        self._storage_options = dict(storage_options) if storage_options else None
-        self._table_name = table_name
-        self._table: Any = None  # lancedb.AsyncTable, opened on first search (on the loop)
+    def __init__(self, handle: AsyncTable) -> None:
+        self._handle = handle
         # On object storage the index is loaded whole into LanceDB's cache once per table
         # version (see _search); locally its files are read in place.
-        self._prewarm = local_folder(db_path) is None
+        self._prewarm = local_folder(handle.db_path) is None
         self._warm_version: int | None = None
 
     def search(
@@ -84,12 +44,12 @@ class KeywordSearcher:
         Read only what is needed: each further column selected is read from the
         fragments of every hit.
         """
-        return _LOOP.run(self._search(query, column, limit, where, list(columns)))
+        return self._handle.run(self._search(query, column, limit, where, list(columns)))
 
     async def _search(
         self, query: KeywordQuery, column: str, limit: int, where: str | None, columns: list[str]
     ) -> tuple[pa.Table, int]:
-        table = await self._opened()
+        table = await self._handle.opened()
         if query.split:
             found = await _split_search(table, query, column, limit, where, columns=columns)
         else:
@@ -104,22 +64,6 @@ class KeywordSearcher:
             await table.prewarm_index(f"{column}_idx")  # LanceDB's default index name
             self._warm_version = version
         return found, version
-
-    async def _opened(self) -> Any:
-        if self._table is None:
-            import lancedb
-
-            # The same consistency as the table's sync handle.
-            db = await lancedb.connect_async(
-                str(self._db_path),
-                read_consistency_interval=consistency(str(self._db_path)),
-                storage_options=self._storage_options,
-                session=session(),
-            )
-            table = await db.open_table(self._table_name)
-            if self._table is None:  # only the loop thread sets it: no lock needed
-                self._table = table
-        return self._table
 
 
 async def _match(

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
+from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.keywords import keyword_query
 from minirag_store.index.schema import ALL_ROWS, scope_filter
 from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapshot, stored_vectors
@@ -29,7 +30,7 @@ from minirag_store.index.vectors import VectorSnapshot, hit_columns, load_snapsh
 if TYPE_CHECKING:
     import numpy as np
 
-    from minirag_store.index.fts import KeywordSearcher
+    from minirag_store.index.aio import AsyncTable
     from minirag_store.index.rwlock import ReadWriteLock
 
 __all__ = ["Searcher"]
@@ -46,13 +47,14 @@ class Searcher:
         table: Any,
         dim: int,
         rw: ReadWriteLock,
-        keywords: KeywordSearcher,
+        handle: AsyncTable,
         ann: AnnSettings | None,
     ) -> None:
         self._tbl = table
+        self._handle = handle
         self._dim = dim
         self._rw = rw
-        self._keywords = keywords
+        self._keywords = KeywordSearcher(handle)
         self._ann_settings = ann
         self._snap: VectorSnapshot | None = None
         self._ann: tuple[int, AnnSearch | None] | None = None  # (version, path at it)
@@ -104,7 +106,7 @@ class Searcher:
                     trained is not None and self._tbl.count_rows() >= settings.min_chunks
                 )
                 columns = hit_columns(self._tbl)
-                path = AnnSearch(self._tbl, settings, columns, trained or 0) if ready else None
+                path = AnnSearch(self._handle, settings, columns, trained or 0) if ready else None
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back
                 held = (current, path)

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.index import ann as ann_index
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index import summary, upkeep
+from minirag_store.index.aio import AsyncTable
 from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fragments import arrow_rows, commit_replace
-from minirag_store.index.fts import KeywordSearcher
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
     ALL_ROWS,
@@ -86,8 +86,8 @@ class ChunkTable:
         self._rw = ReadWriteLock()
         self._write = threading.Lock()
         self._summary: IndexSummary | None = None  # the last one read, of its version
-        keywords = KeywordSearcher(db_path, TABLE_NAME, dict(options))
-        self._search = Searcher(table, dim, self._rw, keywords, ann)
+        handle = AsyncTable(db_path, TABLE_NAME, dict(options))
+        self._search = Searcher(table, dim, self._rw, handle, ann)
 
     @classmethod
     def open(
