@@ -63,10 +63,12 @@ class AnnSettings:
     #: Share of the index's partitions probed per query (at least MIN_PROBES of them), and
     #: how many times the limit of candidates is re-ranked on stored vectors. At 1M chunks
     #: (1,000 partitions; bench/scale.py vectors; recall of the exact top 10 after our own
-    #: re-scoring; vector side alone, idle 2 cores): 10 % x 10 0.975 at 18.5 ms p50;
-    #: 15 % x 5 0.981 at 16.2 ms; 15 % x 3 0.966; 10 % without re-ranking 0.877.
+    #: re-scoring; vector side alone, idle 2 cores), two builds of the index (k-means
+    #: starts differ, and so does recall by up to 0.01 between builds): 10 % x 10 0.975 /
+    #: 0.984 at 17.5-18.5 ms p50; 15 % x 5 0.981 / 0.978 (a third build 0.969) at 16 ms;
+    #: 15 % x 8 0.988 at 18.3 ms; 10 % without re-ranking 0.877.
     probe_share: float = 0.15
-    refine_factor: int = 5
+    refine_factor: int = 8
     #: False: hold no exact snapshot at any size; LanceDB searches (flat until the vector
     #: index exists). For a process that asks one question (the CLI's ``query``): loading
     #: the snapshot cost more than that question (SciFact: ~0.4 CPU-s, ~150 MB).
