@@ -148,9 +148,18 @@ class AnnSearch:
     (:mod:`~minirag_store.index.aio`; no snapshot)."""
 
     def __init__(
-        self, handle: AsyncTable, settings: AnnSettings, columns: Sequence[str], trained: int
+        self,
+        handle: AsyncTable,
+        settings: AnnSettings,
+        columns: Sequence[str],
+        trained: int,
+        *,
+        large: bool,
     ) -> None:
         self._handle = handle
+        #: Past ``min_chunks`` with the vector index built (else a process that holds no
+        #: snapshot searching a small table flat).
+        self.large = large
         self._settings = settings
         self._columns = list(columns)
         self._probes = probes_for(trained, settings)

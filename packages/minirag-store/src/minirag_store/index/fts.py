@@ -37,20 +37,31 @@ class KeywordSearcher:
         limit: int,
         where: str | None,
         columns: Sequence[str] = ("id", "_score"),
+        *,
+        split: bool = False,
     ) -> tuple[pa.Table, int]:
         """``columns`` (by default the id and BM25 score) of the best ``limit`` rows for
         ``query`` in ``column``, within the SQL filter ``where``, and the table version.
+        ``split``: a long query may run as two searches (:attr:`KeywordQuery.split`).
 
         Read only what is needed: each further column selected is read from the
         fragments of every hit.
         """
-        return self._handle.run(self._search(query, column, limit, where, list(columns)))
+        run = self._search(query, column, limit, where, list(columns), split=split)
+        return self._handle.run(run)
 
     async def _search(
-        self, query: KeywordQuery, column: str, limit: int, where: str | None, columns: list[str]
+        self,
+        query: KeywordQuery,
+        column: str,
+        limit: int,
+        where: str | None,
+        columns: list[str],
+        *,
+        split: bool,
     ) -> tuple[pa.Table, int]:
         table = await self._handle.opened()
-        if query.split:
+        if split and query.split:
             found = await _split_search(table, query, column, limit, where, columns=columns)
         else:
             found = await _match(table, query.whole, column, limit, where, columns=columns)

@@ -102,11 +102,14 @@ class Searcher:
             held = self._ann
             if held is None or held[0] < current:
                 trained = trained_rows(self._tbl)
-                ready = not settings.resident or (
-                    trained is not None and self._tbl.count_rows() >= settings.min_chunks
-                )
+                large = trained is not None and self._tbl.count_rows() >= settings.min_chunks
+                ready = large or not settings.resident
                 columns = hit_columns(self._tbl)
-                path = AnnSearch(self._handle, settings, columns, trained or 0) if ready else None
+                path = (
+                    AnnSearch(self._handle, settings, columns, trained or 0, large=large)
+                    if ready
+                    else None
+                )
                 if path is not None:
                     self._snap = None  # the exact snapshot's memory goes back
                 held = (current, path)
@@ -164,7 +167,13 @@ class Searcher:
                 # Nothing in memory resolves ids: read the hit's source and section, and
                 # its vector, which the fusion's cosine of this candidate needs next.
                 columns = ["id", "_score", "source", "parent_id", "vector"]
-                found, _ = self._keywords.search(terms, "keywords", limit, scope_sql, columns)
+                # A long query splits in two searches only past the threshold, where the
+                # posting lists are long (at 100k one search is still the faster), and
+                # so for every process alike (the CLI's one question takes this path at
+                # any size, and must answer as a server does).
+                found, _ = self._keywords.search(
+                    terms, "keywords", limit, scope_sql, columns, split=ann.large
+                )
                 rows = found.drop_columns(["vector"]).to_pylist()
                 vectors = stored_vectors(found, self._dim)  # float16 values, not Python lists
                 for row, stored in zip(rows, vectors, strict=True):
