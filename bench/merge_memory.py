@@ -31,7 +31,13 @@ from results_io import provenance, write_json
 
 RESULTS = Path(__file__).resolve().parent / "results" / "merge_memory.json"
 SIZES = (10_000, 50_000, 100_000, 200_000)
-MODES = ("by-source delete", "by-source delete, indexes current", "no delete")
+MODES = (
+    "by-source delete",
+    "by-source delete, indexes current",
+    "no delete",
+    "insert only",
+    "append",
+)
 
 
 def _rows(start: int, n: int, rng):
@@ -59,26 +65,34 @@ def measure(mode: str) -> dict[str, dict[str, float]]:
     bound_native_memory()  # as the store runs
     rng = np.random.default_rng(0)
     table = lancedb.connect(tempfile.mkdtemp()).create_table("t", _rows(0, 40, rng))
+    table.alter_columns({"path": "id", "nullable": False})  # the store's primary key
+    table.set_unenforced_primary_key("id")
     for column in ("id", "source"):
         table.create_index(column, config=BTree())
     total, out = 40, {}
     for size in SIZES:
         while total < size:
-            table.add(_rows(total, 5000, rng))
+            table.add(_rows(total, 5000, rng).cast(table.schema))
             total += 5000
         if mode == MODES[1]:
             table.optimize()
-        data = _rows(total, 40, rng)
+        data = _rows(total, 40, rng).cast(table.schema)
         sources = sorted(set(data["source"].to_pylist()))
-        merge = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-        if mode != MODES[2]:
+        if mode == "insert only":
+            merge = table.merge_insert("id").when_not_matched_insert_all()
+        else:
+            merge = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+        if mode in MODES[:2]:
             merge = merge.when_not_matched_by_source_delete(
                 "source IN (" + ", ".join(f"'{s}'" for s in sources) + ")"
             )
         base = status_mb("self", "VmRSS")
         Path("/proc/self/clear_refs").write_text("5")
         started = time.perf_counter()
-        merge.execute(data)
+        if mode == "append":
+            table.add(data)
+        else:
+            merge.execute(data)
         out[str(size)] = {"peak_increase_mb": round(status_mb() - base),
                           "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
         total += 40

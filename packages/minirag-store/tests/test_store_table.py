@@ -67,6 +67,33 @@ def test_failed_write_leaves_previous_version(table):
     assert [r["text"] for r in table.source_chunks("/d/a.md")] == ["kept text"]
 
 
+def test_a_new_source_gets_its_rows_once_when_another_writer_adds_it_meanwhile(
+    tmp_path, monkeypatch
+):
+    """A new source is appended (no merge over the stored rows); another process adding
+    the same new source between this writer's check and its commit must not leave both
+    copies: the later writer sees them and writes its version once."""
+    ours = ChunkTable.open(tmp_path / "db", "m", DIM)
+    theirs = ChunkTable.open(tmp_path / "db", "m", DIM)  # another process's handle
+    put(ours, "/d/kept.md", ["an older file"])
+    append = ours._tbl.add
+
+    def add_after_theirs(data, *args, **kwargs):
+        put(theirs, "/d/new.md", ["their first", "their second", "their third"])
+        return append(data, *args, **kwargs)
+
+    monkeypatch.setattr(ours._tbl, "add", add_after_theirs)
+    put(ours, "/d/new.md", ["our first", "our second"])
+    monkeypatch.undo()
+    texts = [r["text"] for r in ours.source_chunks("/d/new.md")]
+    assert texts == ["our first", "our second"]
+    assert ours.chunk_count("/d/new.md") == 2
+    assert [r["text"] for r in theirs.source_chunks("/d/new.md")] == texts
+    assert ours.source_chunks("/d/kept.md")[0]["text"] == "an older file"
+    ours.maintain()
+    assert ours.counts() == (3, 2)
+
+
 def test_model_mismatch_is_a_clear_error(tmp_path):
     ChunkTable.open(tmp_path / "db", "model-a", DIM)
     with pytest.raises(IndexMismatchError, match=r"model-a.*model-b.*DB_PATH.*re-index"):

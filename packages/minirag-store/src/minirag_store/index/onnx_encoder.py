@@ -139,10 +139,11 @@ def load_tokenizer(folder: Path, max_tokens: int) -> Tokenizer:
 #: Texts x tokens x tokens one ONNX run may hold (``passages`` splits a batch past it).
 #: A run's activations grow with that product, not with the weights: one run of 8 texts
 #: of 256 tokens (all-MiniLM-L6-v2, no arena) peaked at +550-600 MB RSS, 8 of 128 tokens
-#: at +125 MB, 1 of 256 at +6 MB; per text 1 x 256 ran no slower than 8 x 256. Two full
-#: 256-token texts a run bound a run near +150 MB; shorter texts go 8 (128 tokens) or
-#: 16 (90 tokens) a run as before.
-ATTENTION_CELLS = 2 * 256 * 256
+#: at +125 MB, 1 of 256 at +6 MB; per text 1 x 256 ran no slower than 8 x 256. Batches of
+#: 32 long SciFact abstracts peaked +73-128 MB with two 256-token texts a run and +15-35
+#: MB with one, the same speed within noise: so one full-length text a run, 4 of 128
+#: tokens, 8 of 90.
+ATTENTION_CELLS = 256 * 256
 
 
 class OnnxEncoder:

@@ -9,9 +9,10 @@ Design notes:
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
 * A source is replaced in **one commit** — ``merge_insert`` on ``id`` with
-  ``when_not_matched_by_source_delete`` restricted to the replaced sources — so a reader
-  sees the old chunks or the new ones, never a mix and never none, and a crash mid-write
-  leaves the previous version (Lance commits are atomic manifest swaps).
+  ``when_not_matched_by_source_delete`` restricted to the replaced sources, or an append
+  when they have no rows yet (:mod:`minirag_store.index.commits`) — so a reader sees the
+  old chunks or the new ones, never a mix and never none, and a crash mid-write leaves
+  the previous version (Lance commits are atomic manifest swaps).
 * The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
@@ -31,8 +32,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.index import ann as ann_index
+from minirag_store.index import commits, summary, upkeep
 from minirag_store.index import keyword_column as kwcol
-from minirag_store.index import summary, upkeep
 from minirag_store.index.aio import AsyncTable
 from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fragments import arrow_rows, commit_replace
@@ -204,21 +205,7 @@ class ChunkTable:
             return
         upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
         data = self._arrow(rows, vectors)
-        scope = in_sources(unique)
-
-        def merge() -> None:  # the same merge again is the same result: safe to retry
-            with self._writing():
-                (
-                    self._tbl.merge_insert("id")
-                    .when_matched_update_all()
-                    .when_not_matched_insert_all()
-                    .when_not_matched_by_source_delete(scope)
-                    .execute(data)
-                )
-
-        # Another process's commits (on object storage: another machine's) can outlast
-        # LanceDB's own retries: start over from the latest version (upkeep).
-        upkeep.retry_conflicts(merge, give_up=None)
+        commits.replace(self._tbl, data, in_sources(unique), self._writing)
 
     def fragment_target(self) -> tuple[str, dict[str, str], pa.Schema]:
         """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
