@@ -69,24 +69,33 @@ def run_query(
     vector_n, keyword_n = candidate_count(top_k)
     weight = config.hybrid_weight
 
+    # A candidate's source matters only to RAG_MAX_FILES and the scope check below (a
+    # hit's row is read whole later): without them the ANN path does not read it.
+    source = scopes is not None or config.max_files is not None
     # The keyword side needs no embedding: start it first so it overlaps the ONNX call
     # (which releases the GIL) instead of waiting behind it.
-    pending = _pool().submit(table.keyword_search, query, keyword_n, where) if weight > 0 else None
+    pending = (
+        _pool().submit(table.keyword_search, query, keyword_n, where, source=source)
+        if weight > 0
+        else None
+    )
     query_vector = embedder.embed_query(query)
     # The vector search runs while the keyword search may still run; the keyword hits'
     # cosines (the score fusions need them) are asked of it after (1M chunks: the two
     # searches took ~17 and ~16 ms one after the other).
-    found = table.vector_pass(query_vector, vector_n, scopes)
+    nearest = table.vector_pass(query_vector, vector_n, scopes, source=source)
     kw_rows = pending.result() if pending is not None else []
-    # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
-    kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
+    if scopes is not None:  # belt and braces: the SQL filter narrows already; never leak
+        kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
     if config.fusion == "rrf":
-        vec_rows = found.rows
+        vec_rows = nearest.rows
         cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
         fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
     else:
-        fused, cands = _score_fusion(found, kw_rows, weight=weight, fusion=config.fusion)
-    pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
+        fused, cands = _score_fusion(nearest, kw_rows, weight=weight, fusion=config.fusion)
+    pairs = [
+        (cands[f.key]["source"] if source else "", cands[f.key].get("_distance")) for f in fused
+    ]
     kept = apply_filters(
         pairs,
         max_distance=config.max_distance,

@@ -181,15 +181,18 @@ class AnnSearch:
         self._columns = list(columns)
         self._probes = probes_for(trained, settings)
 
-    def search_pass(self, query: np.ndarray, limit: int, scope_sql: str | None) -> AnnPass:
-        """The ``limit`` nearest rows (``id``, ``source``, ``parent_id``, ``_distance``),
-        best first, within ``scope_sql``; :meth:`AnnPass.similarity` scores more chunks."""
+    def search_pass(
+        self, query: np.ndarray, limit: int, scope_sql: str | None, *, source: bool = True
+    ) -> AnnPass:
+        """The ``limit`` nearest rows (``id``, ``source`` unless ``source`` is False,
+        ``parent_id``, ``_distance``), best first, within ``scope_sql``;
+        :meth:`AnnPass.similarity` scores more chunks."""
         import numpy as np
 
         vector = np.asarray(query, dtype=np.float32)
         if limit <= 0:
             return AnnPass(self, vector, [])
-        found = self._handle.run(self._nearest(vector, limit, scope_sql))
+        found = self._handle.run(self._nearest(vector, limit, scope_sql, source))
         if not found.num_rows:
             return AnnPass(self, vector, [])
         # Distances scored as the exact path scores them (vectors.py), not LanceDB's own
@@ -243,7 +246,9 @@ class AnnSearch:
             grouped[row["parent_id"]].append(row)
         return grouped
 
-    async def _nearest(self, vector: np.ndarray, limit: int, scope_sql: str | None) -> pa.Table:
+    async def _nearest(
+        self, vector: np.ndarray, limit: int, scope_sql: str | None, source: bool
+    ) -> pa.Table:
         table = await self._handle.opened()
         search = (
             table.query()
@@ -254,7 +259,7 @@ class AnnSearch:
             .refine_factor(self._settings.refine_factor)
             # ``_distance`` named: without it Lance logs a deprecation warning to stderr on
             # every search (its auto-projection is going away), which a CLI user would see.
-            .select(["id", "source", "parent_id", "vector", "_distance"])
+            .select(["id", *(["source"] if source else []), "parent_id", "vector", "_distance"])
             .limit(limit)
         )
         if scope_sql:

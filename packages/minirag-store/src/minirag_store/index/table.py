@@ -380,16 +380,17 @@ class ChunkTable:
         return self._search.vector_pass(vector, limit, scopes).rows
 
     def vector_pass(
-        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None
+        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None, *, source: bool = True
     ) -> VectorPass:
         """:meth:`vector_search`, plus ``similarity(ids, known)``: the cosine of each chunk
         of ``ids`` still in the table, asked once the keyword search is done (the fusion
-        scores keyword-only candidates with it)."""
-        return self._search.vector_pass(vector, limit, scopes)
+        scores keyword-only candidates with it). ``source``: see :meth:`keyword_search`."""
+        return self._search.vector_pass(vector, limit, scopes, source=source)
 
     def keyword_search(
-        self, text: str, limit: int, scope_sql: str | None = None
+        self, text: str, limit: int, scope_sql: str | None = None, *, source: bool = True
     ) -> list[dict[str, Any]]:
         """BM25 hits over the keyword column, best first: ``id``, ``source``,
-        ``parent_id``, ``_score``; [] when the query has no searchable term."""
-        return self._search.keyword_search(text, limit, scope_sql)
+        ``parent_id``, ``_score``; [] when the query has no searchable term. ``source``
+        False: rows may lack ``source`` (past the ANN threshold it is not read)."""
+        return self._search.keyword_search(text, limit, scope_sql, source=source)
