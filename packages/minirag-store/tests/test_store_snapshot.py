@@ -96,3 +96,22 @@ def test_a_large_matrix_scored_on_threads_gets_every_rows_own_score():
     alone = vectors.cosines(matrix[picked], query)
     assert whole[picked].tolist() == alone.tolist()
     assert whole.tolist() == np.einsum("ij,j->i", matrix, query).tolist()
+
+
+def test_a_chunk_committed_after_the_vector_pass_still_gets_its_cosine(tmp_path):
+    """The vector pass runs beside the keyword search, which may see a newer version: a
+    keyword hit committed in between is scored on the newer snapshot, to the very value a
+    search of that version gives it, instead of being left out of the fusion."""
+    table = ChunkTable.open(tmp_path / "db", "m", DIM)
+    _put(table, "/d/a.md", ["alpha one", "alpha two", "alpha three"], seed=1)
+    query = np.random.default_rng(3).standard_normal(DIM).astype(np.float32)
+    query /= np.linalg.norm(query)
+    found = table.vector_pass(query, 2, None)
+    assert len(found.rows) == 2
+    old_ids = list(table.snapshot().ids)
+    _put(table, "/d/b.md", ["bravo one", "bravo two"], seed=4)
+    newer = table.snapshot()
+    new_ids = [i for i in newer.ids if i not in old_ids]
+    assert len(new_ids) == 2
+    similar = found.similarity([*new_ids, *old_ids, "no such chunk"])
+    assert similar == newer.search_pass(query, 0).similarity([*new_ids, *old_ids])

@@ -34,7 +34,10 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
         ) from exc
     tokenizer.no_truncation()
     tokenizer.no_padding()
-    encode, encode_batch = tokenizer.encode, tokenizer.encode_batch
+    encode = tokenizer.encode
+    # Offsets are never read here: ``encode_batch_fast`` (newer tokenizers; older ones lack
+    # it) skips them and gives the same tokens: a 16 KB answer counted 2.75 -> 2.17 ms.
+    encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
     # Counts of recent pieces of long texts. The response budget counts an answer, then
     # trimmed versions of it that share its beginning (the lowest-ranked parts go, from
     # the end): their first pieces are the same strings, so only the changed tail is

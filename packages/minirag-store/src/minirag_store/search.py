@@ -18,6 +18,7 @@ from minirag_store.paths import display_path, normalize_scopes, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
+    from minirag_store.index.searcher import VectorPass
     from minirag_store.index.table import ChunkTable
     from minirag_store.service import Index
 
@@ -68,23 +69,33 @@ def run_query(
     vector_n, keyword_n = candidate_count(top_k)
     weight = config.hybrid_weight
 
+    # A candidate's source matters only to RAG_MAX_FILES and the scope check below (a
+    # hit's row is read whole later): without them the ANN path does not read it.
+    source = scopes is not None or config.max_files is not None
     # The keyword side needs no embedding: start it first so it overlaps the ONNX call
     # (which releases the GIL) instead of waiting behind it.
-    pending = _pool().submit(table.keyword_search, query, keyword_n, where) if weight > 0 else None
+    pending = (
+        _pool().submit(table.keyword_search, query, keyword_n, where, source=source)
+        if weight > 0
+        else None
+    )
     query_vector = embedder.embed_query(query)
-    rrf = config.fusion == "rrf"
-    vec_rows = table.vector_search(query_vector, vector_n, scopes) if rrf else []
+    # The vector search runs while the keyword search may still run; the keyword hits'
+    # cosines (the score fusions need them) are asked of it after (1M chunks: the two
+    # searches took ~17 and ~16 ms one after the other).
+    nearest = table.vector_pass(query_vector, vector_n, scopes, source=source)
     kw_rows = pending.result() if pending is not None else []
-    # Belt and braces: the SQL filter already narrows; never let a row outside scope out.
-    kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
-    if rrf:
+    if scopes is not None:  # belt and braces: the SQL filter narrows already; never leak
+        kw_rows = [r for r in kw_rows if scope_matches(r["source"], scopes)]
+    if config.fusion == "rrf":
+        vec_rows = nearest.rows
         cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}
         fused = rrf_fuse([r["id"] for r in vec_rows], [r["id"] for r in kw_rows], weight)
     else:
-        fused, cands = _score_fusion(
-            table, query_vector, vector_n, scopes, kw_rows, weight=weight, fusion=config.fusion
-        )
-    pairs = [(cands[f.key]["source"], cands[f.key].get("_distance")) for f in fused]
+        fused, cands = _score_fusion(nearest, kw_rows, weight=weight, fusion=config.fusion)
+    pairs = [
+        (cands[f.key]["source"] if source else "", cands[f.key].get("_distance")) for f in fused
+    ]
     kept = apply_filters(
         pairs,
         max_distance=config.max_distance,
@@ -110,25 +121,17 @@ def run_query(
 
 
 def _score_fusion(
-    table: Any,
-    query_vector: Any,
-    fetch: int,
-    scopes: Sequence[str] | None,
-    kw_rows: list[dict[str, Any]],
-    *,
-    weight: float,
-    fusion: str,
+    found: VectorPass, kw_rows: list[dict[str, Any]], *, weight: float, fusion: str
 ) -> tuple[list[Fused[str]], dict[str, dict[str, Any]]]:
     """``RAG_FUSION=mixture`` or ``score``: the fused candidates and every candidate row
     by id.
 
-    Both fusions need every candidate's cosine, so the vector pass also scores the
-    keyword hits (one pass over the vectors either way).
+    Both fusions need every candidate's cosine: the vector pass scores the keyword hits
+    too (the exact path from the same pass over the vectors).
     """
     known = {r["id"]: r["vector"] for r in kw_rows if "vector" in r}  # ANN path only
-    vec_rows, similarity = table.vector_search_scoring(
-        query_vector, fetch, scopes, [r["id"] for r in kw_rows], known
-    )
+    vec_rows = found.rows
+    similarity = found.similarity([r["id"] for r in kw_rows], known)
     kw_rows = [r for r in kw_rows if r["id"] in similarity]  # gone since the search: left out
     similarity.update({r["id"]: 1.0 - r["_distance"] for r in vec_rows})
     cands = {r["id"]: r for r in kw_rows} | {r["id"]: r for r in vec_rows}

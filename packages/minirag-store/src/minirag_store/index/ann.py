@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INDEX_PREFIX",
+    "AnnPass",
     "AnnSearch",
     "AnnSettings",
     "build",
@@ -143,6 +144,22 @@ def build(table: Any, rows: int, dim: int) -> None:
     table.create_index("vector", config=config, name=f"{INDEX_PREFIX}{rows}", replace=True)
 
 
+@dataclass(frozen=True)
+class AnnPass:
+    """One query's vector search on the ANN path: its nearest rows, and the cosines of
+    more chunks on demand (the keyword hits', once that search is done)."""
+
+    search: AnnSearch
+    vector: np.ndarray
+    rows: list[dict[str, Any]]  # ``id``, ``source``, ``parent_id``, ``_distance``, best first
+
+    def similarity(
+        self, ids: Sequence[str], known: Mapping[str, Any] | None = None
+    ) -> dict[str, float]:
+        """The cosine similarity of each of ``ids`` still in the table."""
+        return self.search.similarity(self.vector, ids, known or {})
+
+
 class AnnSearch:
     """The vector side and row look-ups of one table through LanceDB's async API
     (:mod:`~minirag_store.index.aio`; no snapshot)."""
@@ -164,26 +181,20 @@ class AnnSearch:
         self._columns = list(columns)
         self._probes = probes_for(trained, settings)
 
-    def search_scoring(
-        self,
-        query: np.ndarray,
-        limit: int,
-        scope_sql: str | None,
-        ids: Sequence[str] = (),
-        known: Mapping[str, Any] | None = None,
-    ) -> tuple[list[dict[str, Any]], dict[str, float]]:
-        """The ``limit`` nearest rows (``id``, ``source``, ``parent_id``, ``_distance``),
-        best first, within ``scope_sql``; plus the cosine similarity of each of ``ids``
-        still in the table (``known``: stored vectors of some of them, already read)."""
+    def search_pass(
+        self, query: np.ndarray, limit: int, scope_sql: str | None, *, source: bool = True
+    ) -> AnnPass:
+        """The ``limit`` nearest rows (``id``, ``source`` unless ``source`` is False,
+        ``parent_id``, ``_distance``), best first, within ``scope_sql``;
+        :meth:`AnnPass.similarity` scores more chunks."""
         import numpy as np
 
         vector = np.asarray(query, dtype=np.float32)
-        similar = self._similarity(vector, ids, known or {})
         if limit <= 0:
-            return [], similar
-        found = self._handle.run(self._nearest(vector, limit, scope_sql))
+            return AnnPass(self, vector, [])
+        found = self._handle.run(self._nearest(vector, limit, scope_sql, source))
         if not found.num_rows:
-            return [], similar
+            return AnnPass(self, vector, [])
         # Distances scored as the exact path scores them (vectors.py), not LanceDB's own
         # float16 arithmetic: the same chunk gets the same distance on either path.
         scores = cosines(unit_matrix(found, len(vector)), vector)
@@ -192,11 +203,13 @@ class AnnSearch:
             row["_distance"] = float(1.0 - score)
             row["parent_id"] = row["parent_id"] or ""
         rows.sort(key=lambda row: row["_distance"])  # stable: LanceDB's order on a tie
-        return rows, similar
+        return AnnPass(self, vector, rows)
 
-    def _similarity(
+    def similarity(
         self, vector: np.ndarray, ids: Sequence[str], known: Mapping[str, Any]
     ) -> dict[str, float]:
+        """The cosine similarity with ``vector`` of each of ``ids`` still in the table
+        (``known``: stored vectors of some of them, already read; the rest are read)."""
         import numpy as np
 
         unique = list(dict.fromkeys(ids))
@@ -233,7 +246,9 @@ class AnnSearch:
             grouped[row["parent_id"]].append(row)
         return grouped
 
-    async def _nearest(self, vector: np.ndarray, limit: int, scope_sql: str | None) -> pa.Table:
+    async def _nearest(
+        self, vector: np.ndarray, limit: int, scope_sql: str | None, source: bool
+    ) -> pa.Table:
         table = await self._handle.opened()
         search = (
             table.query()
@@ -244,7 +259,7 @@ class AnnSearch:
             .refine_factor(self._settings.refine_factor)
             # ``_distance`` named: without it Lance logs a deprecation warning to stderr on
             # every search (its auto-projection is going away), which a CLI user would see.
-            .select(["id", "source", "parent_id", "vector", "_distance"])
+            .select(["id", *(["source"] if source else []), "parent_id", "vector", "_distance"])
             .limit(limit)
         )
         if scope_sql:

@@ -50,7 +50,7 @@ from minirag_store.index.schema import (
     sql_str,
     stored_model,
 )
-from minirag_store.index.searcher import Searcher
+from minirag_store.index.searcher import Searcher, VectorPass
 from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.summary import IndexSummary, SourceMeta
 from minirag_store.index.vectors import VectorSnapshot, hit_columns
@@ -364,24 +364,20 @@ class ChunkTable:
     ) -> list[dict[str, Any]]:
         """Nearest chunks by cosine distance, best first: ``id``, ``source``,
         ``parent_id``, ``_distance`` (see :mod:`minirag_store.index.searcher`)."""
-        return self._search.vector_search_scoring(vector, limit, scopes, ())[0]
+        return self._search.vector_pass(vector, limit, scopes).rows
 
-    def vector_search_scoring(
-        self,
-        vector: np.ndarray,
-        limit: int,
-        scopes: Sequence[str] | None,
-        ids: Sequence[str],
-        known: Mapping[str, Any] | None = None,
-    ) -> tuple[list[dict[str, Any]], dict[str, float]]:
-        """:meth:`vector_search`, plus the cosine similarity of each chunk of ``ids`` still
-        in the table: the fusion scores keyword-only candidates with it. ``known``: stored
-        vectors of some of ``ids`` already read (the ANN path's keyword hits carry them)."""
-        return self._search.vector_search_scoring(vector, limit, scopes, ids, known)
+    def vector_pass(
+        self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None, *, source: bool = True
+    ) -> VectorPass:
+        """:meth:`vector_search`, plus ``similarity(ids, known)``: the cosine of each chunk
+        of ``ids`` still in the table, asked once the keyword search is done (the fusion
+        scores keyword-only candidates with it). ``source``: see :meth:`keyword_search`."""
+        return self._search.vector_pass(vector, limit, scopes, source=source)
 
     def keyword_search(
-        self, text: str, limit: int, scope_sql: str | None = None
+        self, text: str, limit: int, scope_sql: str | None = None, *, source: bool = True
     ) -> list[dict[str, Any]]:
         """BM25 hits over the keyword column, best first: ``id``, ``source``,
-        ``parent_id``, ``_score``; [] when the query has no searchable term."""
-        return self._search.keyword_search(text, limit, scope_sql)
+        ``parent_id``, ``_score``; [] when the query has no searchable term. ``source``
+        False: rows may lack ``source`` (past the ANN threshold it is not read)."""
+        return self._search.keyword_search(text, limit, scope_sql, source=source)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROW_COLUMNS",
+    "ExactPass",
     "VectorSnapshot",
     "cosines",
     "hit_columns",
@@ -78,46 +79,40 @@ class VectorSnapshot:
         self, query: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """The ``limit`` nearest rows by cosine distance, best first, within ``scopes``."""
-        return self.search_scoring(query, limit, scopes)[0]
+        return self.search_pass(query, limit, scopes).rows
 
-    def search_scoring(
-        self,
-        query: np.ndarray,
-        limit: int,
-        scopes: Sequence[str] | None = None,
-        ids: Sequence[str] = (),
-    ) -> tuple[list[dict[str, Any]], dict[str, float]]:
-        """:meth:`search`, plus the cosine similarity of each of ``ids`` that is in the
-        snapshot (read from the same pass over the vectors, so it costs nothing more)."""
+    def search_pass(
+        self, query: np.ndarray, limit: int, scopes: Sequence[str] | None = None
+    ) -> ExactPass:
+        """:meth:`search`, keeping every row's cosine for :meth:`ExactPass.similarity` (a
+        keyword hit's cosine then costs a look-up: the pass scores every row anyway)."""
         import numpy as np
 
         if not self.ids:
-            return [], {}
+            return ExactPass(self, [], np.zeros(0, dtype=np.float32))
         scores = cosines(self.matrix, query)
-        found = [(i, self.row_of[i]) for i in ids if i in self.row_of]
-        picked = scores[[row for _, row in found]].tolist() if found else []
-        similar = {i: s for (i, _), s in zip(found, picked, strict=True)}
         if limit <= 0:
-            return [], similar
+            return ExactPass(self, [], scores)
+        ranked = scores
         if scopes:
             allowed = np.fromiter(
                 (scope_matches(s, tuple(scopes)) for s in self.sources), bool, len(self.sources)
             )
-            scores = np.where(allowed[self.source_codes], scores, -np.inf)
-        count = min(limit, len(scores))
-        top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top], kind="stable")]
+            ranked = np.where(allowed[self.source_codes], scores, -np.inf)
+        count = min(limit, len(ranked))
+        top = np.argpartition(-ranked, count - 1)[:count]
+        top = top[np.argsort(-ranked[top], kind="stable")]
         rows = [
             {
                 "id": self.ids[i],
                 "source": self.sources[self.source_codes[i]],
                 "parent_id": self.parent_ids[i],
-                "_distance": float(1.0 - scores[i]),
+                "_distance": float(1.0 - ranked[i]),
             }
             for i in top.tolist()
-            if scores[i] > -np.inf
+            if ranked[i] > -np.inf
         ]
-        return rows, similar
+        return ExactPass(self, rows, scores)
 
     def source_of(self, row: int) -> str:
         """The source of ``row``."""
@@ -135,6 +130,24 @@ class VectorSnapshot:
         if k is None:
             return []
         return self.section_order[self.section_starts[k] : self.section_starts[k + 1]].tolist()
+
+
+@dataclass(frozen=True)
+class ExactPass:
+    """One query's pass over a snapshot: its nearest rows and every row's cosine."""
+
+    snapshot: VectorSnapshot
+    rows: list[dict[str, Any]]  # ``id``, ``source``, ``parent_id``, ``_distance``, best first
+    scores: np.ndarray  # each row's cosine similarity with the query (no scope applied)
+
+    def similarity(self, ids: Sequence[str]) -> dict[str, float]:
+        """The cosine similarity of each of ``ids`` that is in the snapshot."""
+        row_of = self.snapshot.row_of
+        found = [(i, row_of[i]) for i in ids if i in row_of]
+        if not found:
+            return {}
+        picked = self.scores[[row for _, row in found]].tolist()
+        return {i: s for (i, _), s in zip(found, picked, strict=True)}
 
 
 def load_snapshot(
