@@ -74,7 +74,7 @@ class AsyncTable:
                 str(self.db_path),
                 read_consistency_interval=consistency(str(self.db_path)),
                 storage_options=self._storage_options,
-                session=session(),
+                session=session("search"),
             )
             table = await db.open_table(self._table_name)
             if self._table is None:  # only the loop thread sets it: no lock needed

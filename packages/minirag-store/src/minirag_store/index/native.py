@@ -1,6 +1,6 @@
-"""Bounds on the native (non-Python) memory of this process: glibc's arenas and Lance's
-full-text index builds, the two that grew a sync's peak with the corpus
-(``bench/sync_memory.py``). tracemalloc sees neither: the bench reads RSS by phase.
+"""Bounds on the native (non-Python) memory of this process: glibc's arenas and mapping
+threshold, and Lance's full-text index builds, which grew a sync's peak with the corpus
+(``bench/sync_memory.py``). tracemalloc sees none of them: the bench reads RSS by phase.
 """
 
 from __future__ import annotations
@@ -26,15 +26,28 @@ __all__ = ["NATIVE_MEMORY", "bound_native_memory"]
 #:   postings at once. The index then has more parts, and search answers the same: SciFact
 #:   built and updated with 1 MiB parts (11 of them) gave the same top-10 ids and BM25
 #:   scores as with the default, on ten queries.
-NATIVE_MEMORY = {"MALLOC_ARENA_MAX": "2", "LANCE_FTS_PARTITION_SIZE": "64"}
-_M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+#: * ``MALLOC_MMAP_THRESHOLD_`` (bytes): glibc serves a block this large or larger with
+#:   its own mapping, returned to the system when freed. Left alone, the threshold rises
+#:   to the largest block freed so far (up to 32 MiB), so the big buffers of a compaction
+#:   or an index update then come from the heap, whose freed holes stay resident: the
+#:   end-of-sync ``optimize()`` of a 257k-chunk table peaked +455 MB, +367 with 4 MiB
+#:   fixed. 4 MiB, not less: one attention tensor of a 256-token text is 3 MiB, and at
+#:   1 MiB each ONNX run mapped and faulted it in again (embedding 36 % slower).
+NATIVE_MEMORY = {
+    "MALLOC_ARENA_MAX": "2",
+    "MALLOC_MMAP_THRESHOLD_": str(4 << 20),
+    "LANCE_FTS_PARTITION_SIZE": "64",
+}
+#: glibc's mallopt parameter numbers (malloc.h), for the variables of the same name.
+_MALLOPT = {"MALLOC_ARENA_MAX": -8, "MALLOC_MMAP_THRESHOLD_": -3}
 
 
 @functools.cache
 def bound_native_memory() -> None:
     """Apply :data:`NATIVE_MEMORY`: the Lance variables through the environment (Lance
-    reads them at first use), the arena limit through glibc's ``mallopt`` (the variable
-    itself is only read when a process starts). Nothing happens off glibc."""
+    reads them at first use), glibc's through ``mallopt`` (glibc reads its variables only
+    when a process starts; child processes inherit them from the environment). Nothing
+    happens off glibc."""
     import ctypes
     import os
 
@@ -44,6 +57,7 @@ def bound_native_memory() -> None:
         mallopt = ctypes.CDLL(None).mallopt  # the C library this process runs on
     except (OSError, AttributeError):  # no mallopt (macOS, Windows): other allocators
         return
-    arenas = os.environ["MALLOC_ARENA_MAX"]
-    if arenas.isdigit():  # glibc ignores a malformed variable too
-        mallopt(_M_ARENA_MAX, int(arenas))
+    for name, parameter in _MALLOPT.items():
+        value = os.environ[name]
+        if value.isdigit():  # glibc ignores a malformed variable too
+            mallopt(parameter, int(value))

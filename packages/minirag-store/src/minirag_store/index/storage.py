@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
 from minirag_store.index.creation import create_once
@@ -121,28 +121,36 @@ def consistency(db_uri: str) -> timedelta:
 
 
 #: LanceDB's metadata cache (manifests, fragment and deletion-file metadata, index
-#: descriptions), shared by every connection of this process. Its default is 1 GiB, and
-#: it keeps each version it has read: a sync commits every half second and every commit
-#: is a version whose manifest lists every fragment, so a full SciFact sync (~650
-#: commits) grew it to 320 MB and a larger corpus grows it further (quadratically in the
-#: commits). The latest version is all we read; 64 MB holds it many times over (a
-#: bounded cache kept the sync's peak flat; measured in ``bench/sync_memory.py``). The
-#: index cache (posting lists, IVF partitions: what queries reuse) keeps its default.
-METADATA_CACHE_BYTES = 64 << 20
+#: descriptions) per session. Its default is 1 GiB, and it keeps each version it has
+#: read: a sync commits every half second and every commit is a version whose manifest
+#: lists every fragment, so a full SciFact sync (~650 commits) grew it to 320 MB and a
+#: larger corpus grows it further (quadratically in the commits). So two sessions:
+#:
+#: * ``search`` (the async handle queries use, :mod:`~minirag_store.index.aio`): 64 MB. At
+#:   a million chunks its metadata is what a query reads on every search: p50 57-58 ms
+#:   with 64 MB, 65 with 32, 77 with 8 (128: 55, little more).
+#: * ``table`` (the handle that writes, maintains and looks up rows): 8 MB, which holds
+#:   the latest version many times over. A 10x SciFact sync (817 commits) with 64 MB
+#:   grew the sync's RSS by 57 MB more than with 8, all of it versions no one reads again.
+#:
+#: The index caches (posting lists, IVF partitions, scalar index pages) keep their default.
+METADATA_CACHE_BYTES = {"search": 64 << 20, "table": 8 << 20}
+Role = Literal["search", "table"]
 
 
 @functools.cache
-def session() -> Any:
-    """The process's one LanceDB session (its caches), with a bounded metadata cache."""
+def session(role: Role = "search") -> Any:
+    """The process's LanceDB session (its caches) for ``role``: see
+    :data:`METADATA_CACHE_BYTES`."""
     bound_native_memory()
     import lancedb
 
-    return lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+    return lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES[role])
 
 
 def connect(db_uri: str, storage_options: Options = ()) -> Any:
-    """A LanceDB connection to ``db_uri`` (see :func:`consistency` for how fresh), in the
-    process's :func:`session`."""
+    """A LanceDB connection to ``db_uri`` (see :func:`consistency` for how fresh) for the
+    table handle: the ``table`` :func:`session`."""
     import lancedb
 
     options = dict(storage_options) or None
@@ -150,7 +158,7 @@ def connect(db_uri: str, storage_options: Options = ()) -> Any:
         db_uri,
         read_consistency_interval=consistency(db_uri),
         storage_options=options,
-        session=session(),
+        session=session("table"),
     )
 
 
