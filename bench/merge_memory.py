@@ -4,14 +4,19 @@ Why: a sync's RSS climbs with the corpus while it ingests (``bench/sync_memory.p
 timeline), and ``tracemalloc`` sees none of it. Each commit replaces some sources as
 :meth:`~minirag_store.index.table.ChunkTable.replace_sources` does: ``merge_insert`` on
 ``id`` with ``when_not_matched_by_source_delete(source IN (...))``. This measures one
-such commit of 40 rows (8 sources) at growing table sizes, in three ways:
+such commit of 40 rows (8 sources) at growing table sizes, in five ways:
 
 * ``by-source delete``: as the store commits (the old chunks of a source go in the same
   commit, so a reader never sees a source half replaced);
 * ``by-source delete, indexes current``: the same after ``optimize()`` folded every row into
   the BTREE indexes on ``id`` and ``source``;
 * ``no delete``: without the by-source clause (not what the store can do: a source whose
-  new version has fewer chunks would keep stale ones), to show where the growth comes from.
+  new version has fewer chunks would keep stale ones), to show where the growth comes from;
+* ``insert only``: ``when_not_matched_insert_all`` alone (still a join on ``id``);
+* ``append``: ``Table.add``, what the store does for sources with no rows yet
+  (:mod:`minirag_store.index.commits`).
+
+The table has ``id`` as its unenforced primary key, as the store's does.
 
 The peak is the kernel's high-water mark, reset before each commit (``procmem.Phases``'
 method): native memory included.
