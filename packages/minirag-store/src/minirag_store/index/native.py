@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["NATIVE_MEMORY", "bound_native_memory"]
+__all__ = ["NATIVE_MEMORY", "bound_native_memory", "release_free_memory"]
 
 #: Native memory settings of this process, applied once before the first onnxruntime
 #: session (:mod:`~minirag_store.index.onnx_encoder`) or LanceDB session
@@ -61,3 +61,20 @@ def bound_native_memory() -> None:
         value = os.environ[name]
         if value.isdigit():  # glibc ignores a malformed variable too
             mallopt(parameter, int(value))
+
+
+def release_free_memory() -> None:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere). Called around a table's maintenance: a compaction or an index update
+    frees hundreds of MB in blocks below the mmap threshold, which glibc keeps resident
+    in its arenas (the other arena's threads cannot reuse them). Measured on a table grown
+    by 25k rows and maintained nine times in one process (``bench/sync_memory.py`` for a
+    whole sync): RSS after each maintenance 443 -> 347 MB after the first, 711 -> 535 after
+    the fifth."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return
+    trim(0)

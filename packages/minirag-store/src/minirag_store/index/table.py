@@ -37,6 +37,7 @@ from minirag_store.index import keyword_column as kwcol
 from minirag_store.index.aio import AsyncTable
 from minirag_store.index.ann import AnnSettings
 from minirag_store.index.fragments import arrow_rows, commit_replace
+from minirag_store.index.native import release_free_memory
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
     ALL_ROWS,
@@ -169,14 +170,17 @@ class ChunkTable:
             with self._writing():
                 if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
                     kwcol.refresh_stale(self._tbl, in_sources)
+                release_free_memory()  # each step below starts from what is in use
                 upkeep.compact(self._tbl)
                 rows = self._tbl.count_rows()
                 if self._ann is not None and ann_index.due(self._tbl, rows, self._ann):
+                    release_free_memory()
                     ann_index.build(self._tbl, rows, self.dim)
                 with self._rw.exclusive():
                     upkeep.drop_old_versions(self._tbl, shared=self._local is None)
 
         upkeep.retry_conflicts(tidy, give_up=f"Maintenance of the index at {self.db_path}")
+        release_free_memory()
         # Once per batch or sync: the next process's status, list and no-op sync then
         # answer from the summary without opening LanceDB (~1 s of imports).
         self.summary()
