@@ -92,7 +92,7 @@ def measure(rounds: int, step: int, cache: Path) -> list[dict]:
                 "maintain_peak_mb": round(phases.peaks["maintain"]),
                 "rss_after_mb": round(phases.rss_after["maintain"]),
             }
-            phases.peaks.pop("maintain")
+            phases.peaks.pop("maintain")  # Phases keeps a phase's largest peak: one a round
             out.append(row)
             print(row, flush=True)
         return out

@@ -6,6 +6,7 @@ threshold, and Lance's full-text index builds, which grew a sync's peak with the
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 __all__ = ["NATIVE_MEMORY", "bound_native_memory", "release_free_memory"]
 
@@ -48,14 +49,12 @@ def bound_native_memory() -> None:
     reads them at first use), glibc's through ``mallopt`` (glibc reads its variables only
     when a process starts; child processes inherit them from the environment). Nothing
     happens off glibc."""
-    import ctypes
     import os
 
     for name, value in NATIVE_MEMORY.items():
         os.environ.setdefault(name, value)
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # the C library this process runs on
-    except (OSError, AttributeError):  # no mallopt (macOS, Windows): other allocators
+    mallopt = _glibc("mallopt")
+    if mallopt is None:
         return
     for name, parameter in _MALLOPT.items():
         value = os.environ[name]
@@ -65,16 +64,22 @@ def bound_native_memory() -> None:
 
 def release_free_memory() -> None:
     """Give the heap's free pages back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere). Called around a table's maintenance: a compaction or an index update
-    frees hundreds of MB in blocks below the mmap threshold, which glibc keeps resident
-    in its arenas (the other arena's threads cannot reuse them). Measured on a table grown
-    by 25k rows and maintained nine times in one process (``bench/sync_memory.py`` for a
-    whole sync): RSS after each maintenance 443 -> 347 MB after the first, 711 -> 535 after
-    the fifth."""
+    elsewhere). Called around a table's maintenance: a compaction or an index update frees
+    hundreds of MB in blocks below the mmap threshold, which glibc otherwise keeps
+    resident. ``bench/maintenance.py`` (one process, a table grown by 25k rows and
+    maintained eight times): RSS after the eighth maintenance 1,206 -> 547 MB, its peak
+    1,272 -> 1,116."""
+    trim = _glibc("malloc_trim")
+    if trim is not None:
+        trim(0)
+
+
+def _glibc(function: str) -> Any:
+    """``function`` of the C library this process runs on, or None off glibc (macOS,
+    Windows: other allocators, without ``mallopt``/``malloc_trim``)."""
     import ctypes
 
     try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return
-    trim(0)
+        return getattr(ctypes.CDLL(None), function)
+    except (OSError, AttributeError):
+        return None
