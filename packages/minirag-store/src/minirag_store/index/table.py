@@ -152,7 +152,7 @@ class ChunkTable:
         rebuilds them from the stored rows, without re-embedding)."""
         return self.summary().keywords_stale(kwcol.KEYWORDS_VERSION)
 
-    def maintain(self) -> None:
+    def maintain(self, *, summarize: bool = True) -> None:
         """Fold new rows into every index, compact fragments, delete old versions.
 
         Keyword entries of an older scheme are rebuilt first (from the stored rows), and a
@@ -162,7 +162,8 @@ class ChunkTable:
         exclusive lock, briefly, so no in-process query reads a file being deleted
         (another process's may: see :func:`~minirag_store.index.upkeep.drop_old_versions`).
         Past ``RAG_ANN_MIN_CHUNKS`` it also (re)trains the vector index when due
-        (:func:`~minirag_store.index.ann.due`).
+        (:func:`~minirag_store.index.ann.due`). ``summarize`` False (a long write's
+        maintenance before its last): no summary, which reads every row's metadata.
         """
         self._ensure_indexes()
 
@@ -183,7 +184,8 @@ class ChunkTable:
         release_free_memory()
         # Once per batch or sync: the next process's status, list and no-op sync then
         # answer from the summary without opening LanceDB (~1 s of imports).
-        self.summary()
+        if summarize:
+            self.summary()
 
     # ------------------------------------------------------------------- writes
     def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import timedelta
@@ -28,7 +27,6 @@ __all__ = [
 #: BTREE scalar indexes (per-source, per-section and per-id look-ups and the merge on
 #: ``id`` never scan the table) plus the full-text index over our ``keywords`` column.
 INDEXED_COLUMNS = ("source", "parent_id", "id", "keywords")
-_KEEP_ALL = timedelta(days=36500)  # an optimize() that prunes nothing
 
 
 def missing_indexes(table: Any) -> list[str]:
@@ -71,18 +69,66 @@ def create_indexes(table: Any, columns: list[str]) -> None:
         table.create_index("keywords", config=fts, replace=False)
 
 
+#: Compaction joins small fragments (a sync's commits) into fragments of up to this many
+#: rows, then leaves them alone: each maintenance rewrites what was written since the last
+#: one, not the table. (LanceDB's ``optimize()`` compacts towards 1M-row fragments and
+#: re-encodes them, so every maintenance rewrote the table's one big fragment with the new
+#: rows: at 210k rows 23.6 s and +500 MB a maintenance, bench/maintenance.py.)
+FRAGMENT_ROWS = 16_384
+#: An index segment (one of Lance's "delta" indexes) takes in newer rows only up to this
+#: many: what a maintenance merges (the full-text index's above all: ~+160 MB at 257k rows,
+#: bench/sync_memory.py) stays bounded whatever the table's size, and a segment that
+#: reached it is final. Why not smaller: every segment costs each keyword query (200 real
+#: queries on 210k rows: p50 13.9 ms in one segment, 17.7 ms in two, 20.0 ms in three).
+SEGMENT_ROWS = 262_144
+
+
+def segments_to_merge(segments: list[int], new_rows: int) -> int:
+    """How many of an index's newest segments (row counts, oldest first) a maintenance
+    merges with ``new_rows`` unindexed rows (Lance's ``num_indices_to_merge``): as many as
+    keep the merged segment within :data:`SEGMENT_ROWS`, so the segments stay as few as
+    that bound allows (about one per :data:`SEGMENT_ROWS` rows). An empty segment (what an
+    index made on an empty table starts with) always goes."""
+    merged, count = new_rows, 0
+    for rows in reversed(segments):
+        if rows and merged + rows > SEGMENT_ROWS:
+            break
+        merged += rows
+        count += 1
+    return count
+
+
 def compact(table: Any) -> None:
-    """Fold new rows into every index and compact fragments, keeping every version
-    (queries go on reading their own version's files meanwhile)."""
-    table.optimize(cleanup_older_than=_KEEP_ALL)
+    """Compact new fragments and fold new rows into every index, keeping every version
+    (queries go on reading their own version's files meanwhile).
+
+    Through Lance's own optimizer on the table's dataset (LanceDB's public ``to_lance()``),
+    whose options LanceDB's ``optimize()`` does not pass on: bounded compaction
+    (:data:`FRAGMENT_ROWS`, copying a fragment's encoded pages when it can) and, for the
+    scalar and full-text indexes, segments merged by :func:`segments_to_merge` instead of
+    the whole index rewritten for every batch. The vector index is updated Lance's default
+    way (its new rows are assigned to the trained partitions; :mod:`ann` retrains)."""
+    dataset = table.to_lance()
+    dataset.optimize.compact_files(
+        target_rows_per_fragment=FRAGMENT_ROWS, compaction_mode="try_binary_copy"
+    )
+    for index in dataset.describe_indices():
+        stats = dataset.stats.index_stats(index.name)
+        if not stats["num_unindexed_rows"]:
+            continue
+        if index.field_names == ["vector"]:
+            dataset.optimize.optimize_indices(index_names=[index.name])
+            continue
+        merge = segments_to_merge(stats["num_indexed_rows_per_delta"], stats["num_unindexed_rows"])
+        dataset.optimize.optimize_indices(index_names=[index.name], num_indices_to_merge=merge)
+    table.checkout_latest()
 
 
 def drop_old_versions(table: Any, *, shared: bool = False) -> None:
     """Delete every version but the latest: the index stays one version's size across
-    re-syncs. LanceDB warns that a reader in another process still on an older version
-    then fails (a time window would not help: a version superseded a moment ago may be
-    hours old); on a local index that risk is taken on purpose, so only that one message
-    is ignored.
+    re-syncs. A reader in another process still on an older version then fails (a time
+    window would not help: a version superseded a moment ago may be hours old); on a
+    local index that risk is taken on purpose.
 
     ``shared`` (an index on object storage, read by other machines whose table handles
     may be a second behind, :data:`~minirag_store.index.storage.REMOTE_CONSISTENCY`): only
@@ -90,11 +136,10 @@ def drop_old_versions(table: Any, *, shared: bool = False) -> None:
     reader querying through three re-syncs hit a deleted data file without this).
     """
     older_than = _superseded_cutoff(table) if shared else timedelta(0)
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning
-        )
-        table.optimize(cleanup_older_than=older_than)
+    # Lance's cleanup itself: LanceDB's optimize(cleanup_older_than=...) would compact and
+    # update every index first, with the defaults :func:`compact` avoids.
+    table.to_lance().cleanup_old_versions(older_than=older_than)
+    table.checkout_latest()
 
 
 #: How long a superseded version of a shared index stays readable: a reader's handle may

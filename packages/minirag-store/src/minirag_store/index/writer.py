@@ -44,6 +44,7 @@ __all__ = [
     "COMMIT_SECONDS",
     "FLUSH_CHUNKS",
     "FLUSH_DOCS",
+    "MAINTAIN_ROWS",
     "Document",
     "DocumentWriter",
     "document_rows",
@@ -59,6 +60,12 @@ FLUSH_DOCS = 64
 #: machine under load, whatever its size: per file it would dominate small files, and at
 #: most two a second it stays a small share of the embedding it follows.
 COMMIT_SECONDS = 0.5
+#: A long write maintains the table (:meth:`~minirag_store.index.table.ChunkTable.maintain`)
+#: each time it has committed this many rows, not only at its end: what one maintenance
+#: compacts and folds into the indexes stays this size, so a sync's peak memory does not
+#: grow with the corpus (bench/sync_memory.py), and the rows written so far are indexed
+#: if the sync stops early.
+MAINTAIN_ROWS = 32_768
 #: Rows are embedded in order of (length // this, document): near-equal lengths pad alike,
 #: and within one bucket a document's chunks stay together, so documents complete (and get
 #: committed) one after another through the window instead of all in its last batch.
@@ -137,6 +144,7 @@ class DocumentWriter:
             self._embedder.dim,
         )
         self.embedded = 0  # chunks run through the model
+        self._unmaintained = 0  # rows committed since the last maintenance
         self.reused = 0  # chunks that kept a stored vector (the same embedding input)
 
     def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
@@ -233,12 +241,18 @@ class DocumentWriter:
         stacked = np.concatenate([vectors[d] for d in ready])
         self._table.replace_sources([window.docs[d].source for d in ready], rows, stacked)
         self._last_commit = self._clock()
+        self._unmaintained += len(rows)
+        if self._unmaintained >= MAINTAIN_ROWS:
+            self._table.maintain(summarize=False)  # finish() leaves the summary
+            self._unmaintained = 0
         for d in ready:
             yield window.docs[d], len(window.rows[d])
 
     def finish(self) -> None:
-        """Fold new rows into the indexes, compact and drop old versions (once per batch)."""
+        """Fold new rows into the indexes, compact and drop old versions (once per batch,
+        and every :data:`MAINTAIN_ROWS` committed rows before)."""
         self._table.maintain()
+        self._unmaintained = 0
 
 
 def document_rows(

@@ -60,7 +60,6 @@ EMBED_STAGE = EmbedWriter
 def check_installed() -> None:
     """Refuse ``--ray`` with what to install when the extra is missing."""
     try:
-        import lance  # noqa: F401
         import ray.data  # noqa: F401
     except ImportError as e:
         raise ConfigError(

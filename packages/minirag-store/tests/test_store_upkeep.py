@@ -1,0 +1,148 @@
+"""Maintenance that costs what was written, not what the table holds: bounded compaction,
+index segments merged by size, and a long write maintained as it goes.
+
+The sizes are scaled down (fragments of 200 rows, segments of at most 1,000) so a few
+thousand rows show what a million would; everything runs on the real table in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from minirag_store.index import upkeep
+from minirag_store.index import writer as writer_module
+from minirag_store.index.table import ChunkTable
+from minirag_store.index.upkeep import segments_to_merge
+from minirag_store.index.writer import Document, DocumentWriter
+from store_rows import DIM, chunk_rows, lance_table
+
+SEGMENT = upkeep.SEGMENT_ROWS
+
+
+@pytest.mark.parametrize(
+    ("segments", "new_rows", "merged"),
+    [
+        ([0], 25_000, 1),  # the empty segment an index starts with
+        ([0], 10 * SEGMENT, 1),  # ... however many rows come
+        ([], 25_000, 0),
+        ([SEGMENT - 25_000], 25_000, 1),  # fills up to the bound
+        ([SEGMENT - 25_000], 25_001, 0),  # one row over: a new segment
+        ([SEGMENT, 5, 5, 5], 5, 3),  # the newest merge, a full one is final
+        ([SEGMENT // 2, SEGMENT // 4, 0, SEGMENT // 8], SEGMENT // 8 + 1, 3),
+    ],
+)
+def test_which_segments_a_maintenance_merges(segments, new_rows, merged):
+    assert segments_to_merge(segments, new_rows) == merged
+
+
+def test_segments_stay_few_and_bounded_as_batches_keep_coming():
+    """Simulated: a maintenance every 25k rows up to 1M rows, then 200 of 80 rows: no
+    merge holds more than the bound, and there are about as many segments as bounds."""
+    segments: list[int] = [0]
+
+    def maintain(new_rows: int) -> None:
+        merged = segments_to_merge(segments, new_rows)
+        size = new_rows + sum(segments[len(segments) - merged :])
+        assert size <= SEGMENT
+        segments[len(segments) - merged :] = [size]
+
+    for _ in range(40):
+        maintain(25_000)
+    for _ in range(200):
+        maintain(80)
+    rows = sum(segments)
+    assert rows == 40 * 25_000 + 200 * 80
+    assert len(segments) <= math.ceil(rows / (SEGMENT - 25_000))
+
+
+@pytest.fixture
+def small_sizes(monkeypatch):
+    monkeypatch.setattr(upkeep, "FRAGMENT_ROWS", 200)
+    monkeypatch.setattr(upkeep, "SEGMENT_ROWS", 1_000)
+
+
+def _write_round(table: ChunkTable, round_no: int, rows_per_round: int) -> None:
+    """``rows_per_round`` rows in commits of 50 (a sync's commits), each chunk naming its round."""
+    for first in range(0, rows_per_round, 50):
+        source = f"/d/r{round_no:02d}-{first:04d}.md"
+        texts = [f"round{round_no} chunk {i} of {source}" for i in range(50)]
+        rows, vectors = chunk_rows(source, texts, seed=round_no * 1000 + first)
+        table.replace_sources([source], rows, vectors)
+
+
+def _data_files(db) -> dict[str, int]:
+    """Each data file of the table's current version, with its fragment's row count."""
+    dataset = lance_table(db).to_lance()
+    return {
+        f.path: fragment.count_rows()
+        for fragment in dataset.get_fragments()
+        for f in fragment.data_files()
+    }
+
+
+def test_maintenance_leaves_finished_data_and_segments_alone(tmp_path, small_sizes):
+    db = tmp_path / "db"
+    table = ChunkTable.open(db, "m", DIM)
+    rounds, per_round = 12, 300
+    finished: set[str] = set()
+    for n in range(rounds):
+        _write_round(table, n, per_round)
+        table.maintain()
+        files = _data_files(db)
+        # Fragments compacted to full size earlier are still the same files: a maintenance
+        # rewrote only the rows written since the last one.
+        assert finished <= set(files)
+        finished = {path for path, rows in files.items() if rows >= upkeep.FRAGMENT_ROWS}
+        stats = lance_table(db).to_lance().stats.index_stats("keywords_idx")
+        assert stats["num_unindexed_rows"] == 0
+        assert max(stats["num_indexed_rows_per_delta"]) <= max(upkeep.SEGMENT_ROWS, per_round)
+    segments = stats["num_indexed_rows_per_delta"]
+    assert sum(segments) == rounds * per_round
+    assert 1 < len(segments) <= math.ceil(rounds * per_round / (1_000 - per_round))
+    # Every round's rows are found through the segments, by words and by source.
+    for n in range(rounds):
+        hits = table.keyword_search(f"round{n}", 1_000)
+        assert len(hits) == per_round
+        assert {h["source"] for h in hits} == {
+            f"/d/r{n:02d}-{first:04d}.md" for first in range(0, per_round, 50)
+        }
+    assert table.counts() == (rounds * per_round, rounds * per_round // 50)
+    assert len(lance_table(db).list_versions()) == 1  # old versions dropped each time
+
+
+def test_a_replaced_source_is_found_once_across_segments(tmp_path, small_sizes):
+    """Rows deleted by a re-write stay out of keyword and vector results, whichever
+    segment indexed them and whichever fragment held them."""
+    table = ChunkTable.open(tmp_path / "db", "m", DIM)
+    for n in range(4):
+        _write_round(table, n, 300)
+        table.maintain()
+    source = "/d/r01-0050.md"
+    rows, vectors = chunk_rows(source, ["round1 rewritten walrus"], seed=7)
+    table.replace_sources([source], rows, vectors)
+    table.maintain()
+    assert [h["source"] for h in table.keyword_search("walrus", 10)] == [source]
+    assert len(table.keyword_search("round1", 1_000)) == 300 - 50 + 1
+    near = table.vector_search(vectors[0], 5)
+    assert [h["source"] for h in near].count(source) == 1
+
+
+def test_a_long_write_is_maintained_as_it_goes(make_index, docs_root, monkeypatch):
+    monkeypatch.setattr(writer_module, "MAINTAIN_ROWS", 3)
+    index = make_index()
+    writer = DocumentWriter(index)
+    db = index.config.db_path
+    unindexed = []
+    for i in range(10):
+        text = f"# Doc {i}\n\nplain text number {i}"
+        doc = Document(str(docs_root / f"d{i}.md"), "file", f"d{i}", text, size=len(text))
+        assert [n for _, n in writer.write([doc])] == [1]  # one commit, one row
+        stats = lance_table(db).to_lance().stats.index_stats("keywords_idx")
+        unindexed.append(stats["num_unindexed_rows"])
+    # Before finish(): every third row was followed by a maintenance.
+    assert unindexed == [1, 2, 0, 1, 2, 0, 1, 2, 0, 1]
+    writer.finish()
+    assert index.table().counts() == (10, 10)
+    hit = index.query("plain text number 7", top_k=1)["results"][0]
+    assert hit["source"] == str(docs_root / "d7.md")
