@@ -2,8 +2,8 @@
 
 Why: ``ChunkTable.maintain()`` runs after every sync and every
 ``SMALL_WRITES_PER_MAINTENANCE`` single-file writes, so a watcher on a large index pays it
-for each saved file. LanceDB's ``optimize()`` (compaction + index update) is its bulk: if
-it costs in proportion to the whole table rather than to the rows just written, a large
+for each saved file. Compaction and the index update are its bulk (``upkeep.compact``): if
+they cost in proportion to the whole table rather than to the rows just written, a large
 index makes every small change slow and memory-hungry.
 
 One process (as a server is) opens a table of ``--base`` real chunks (the cached base of

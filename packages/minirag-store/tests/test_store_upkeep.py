@@ -18,6 +18,7 @@ from minirag_store.index.writer import Document, DocumentWriter
 from store_rows import DIM, chunk_rows, lance_table
 
 SEGMENT = upkeep.SEGMENT_ROWS
+SMALL = upkeep.SMALL_SEGMENT_ROWS
 
 
 @pytest.mark.parametrize(
@@ -26,19 +27,21 @@ SEGMENT = upkeep.SEGMENT_ROWS
         ([0], 25_000, 1),  # the empty segment an index starts with
         ([0], 10 * SEGMENT, 1),  # ... however many rows come
         ([], 25_000, 0),
-        ([SEGMENT - 25_000], 25_000, 1),  # fills up to the bound
-        ([SEGMENT - 25_000], 25_001, 0),  # one row over: a new segment
-        ([SEGMENT, 5, 5, 5], 5, 3),  # the newest merge, a full one is final
-        ([SEGMENT // 2, SEGMENT // 4, 0, SEGMENT // 8], SEGMENT // 8 + 1, 3),
+        ([60_000], 25_000, 0),  # more than twice the new rows: a new segment
+        ([50_000], 25_000, 1),
+        ([100_000, 50_000, 25_000], 25_000, 2),  # 25k+25k, +50k; +100k: over the bound
+        ([SEGMENT], 1, 0),  # a full segment is final
+        ([SEGMENT - 10, 5, 5, 5], 5, 3),  # small ones always merge, within the bound
+        ([SMALL, SMALL // 2], 10, 2),
     ],
 )
 def test_which_segments_a_maintenance_merges(segments, new_rows, merged):
     assert segments_to_merge(segments, new_rows) == merged
 
 
-def test_segments_stay_few_and_bounded_as_batches_keep_coming():
+def test_segments_stay_bounded_as_batches_keep_coming():
     """Simulated: a maintenance every 25k rows up to 1M rows, then 200 of 80 rows: no
-    merge holds more than the bound, and there are about as many segments as bounds."""
+    merge holds more than the bound, and the segments stay few."""
     segments: list[int] = [0]
 
     def maintain(new_rows: int) -> None:
@@ -53,13 +56,14 @@ def test_segments_stay_few_and_bounded_as_batches_keep_coming():
         maintain(80)
     rows = sum(segments)
     assert rows == 40 * 25_000 + 200 * 80
-    assert len(segments) <= math.ceil(rows / (SEGMENT - 25_000))
+    assert len(segments) <= rows / (SEGMENT / 2) + math.log2(SEGMENT / 80) + 1
 
 
 @pytest.fixture
 def small_sizes(monkeypatch):
     monkeypatch.setattr(upkeep, "FRAGMENT_ROWS", 200)
     monkeypatch.setattr(upkeep, "SEGMENT_ROWS", 1_000)
+    monkeypatch.setattr(upkeep, "SMALL_SEGMENT_ROWS", 100)
 
 
 def _write_round(table: ChunkTable, round_no: int, rows_per_round: int) -> None:
@@ -99,7 +103,7 @@ def test_maintenance_leaves_finished_data_and_segments_alone(tmp_path, small_siz
         assert max(stats["num_indexed_rows_per_delta"]) <= max(upkeep.SEGMENT_ROWS, per_round)
     segments = stats["num_indexed_rows_per_delta"]
     assert sum(segments) == rounds * per_round
-    assert 1 < len(segments) <= math.ceil(rounds * per_round / (1_000 - per_round))
+    assert 1 < len(segments) <= rounds * per_round / 500 + math.log2(1_000 / per_round) + 1
     # Every round's rows are found through the segments, by words and by source.
     for n in range(rounds):
         hits = table.keyword_search(f"round{n}", 1_000)

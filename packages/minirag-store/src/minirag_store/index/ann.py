@@ -11,7 +11,8 @@ and search asks LanceDB instead, holding nothing per chunk in memory:
   the float16 rows), so the returned distances are the same as the exact path's;
 * rows added since the index was built are searched flat by LanceDB and merged, so a new
   chunk is found at once; :func:`ChunkTable.maintain` folds them into the index
-  (``optimize``) and retrains it when the table has grown 4× past what it was trained on;
+  (Lance's index optimizer, :func:`~minirag_store.index.upkeep.compact`) and retrains it
+  when the table has grown 4× past what it was trained on;
 * the keyword hits' cosines (the mixture fusion needs every candidate's) come from their
   stored vectors, read by id; hit rows and parent sections are read by their BTREE-indexed
   ``id`` / ``parent_id``.

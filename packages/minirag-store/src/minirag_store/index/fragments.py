@@ -14,7 +14,7 @@ last committed version. New fragments are outside the scalar and keyword indexes
 :meth:`~minirag_store.index.table.ChunkTable.maintain` folds them in (Lance searches
 unindexed rows flat meanwhile, as after any write).
 
-Needs ``pylance`` (the ``ray`` extra); LanceDB itself does not pull it in.
+Through ``pylance`` (a dependency of ours: LanceDB itself does not pull it in).
 """
 
 from __future__ import annotations

@@ -76,22 +76,31 @@ def create_indexes(table: Any, columns: list[str]) -> None:
 #: rows: at 210k rows 23.6 s and +500 MB a maintenance, bench/maintenance.py.)
 FRAGMENT_ROWS = 16_384
 #: An index segment (one of Lance's "delta" indexes) takes in newer rows only up to this
-#: many: what a maintenance merges (the full-text index's above all: ~+160 MB at 257k rows,
-#: bench/sync_memory.py) stays bounded whatever the table's size, and a segment that
-#: reached it is final. Why not smaller: every segment costs each keyword query (200 real
-#: queries on 210k rows: p50 13.9 ms in one segment, 17.7 ms in two, 20.0 ms in three).
-SEGMENT_ROWS = 262_144
+#: many, so what one maintenance merges (the full-text index's above all) stays bounded
+#: whatever the table's size; a segment that reached it is final. Every segment costs each
+#: keyword query (200 real queries on 210k rows: p50 13.9 ms in one segment, 17.7 in two,
+#: 20.0 in three), but a bigger merge costs more memory than building the same rows anew:
+#: a 10x SciFact sync (257k rows) peaked at 814 MB with this bound and the rule below,
+#: 966 MB merging each batch into one segment of up to 262k rows (bench/sync_memory.py).
+SEGMENT_ROWS = 131_072
+#: Segments this small always merge (a single-file ingest's maintenance would otherwise
+#: leave a segment of a few rows each time).
+SMALL_SEGMENT_ROWS = 16_384
+#: A segment merges into newer rows of at least 1/ratio its size: sizes at least double
+#: from newest to oldest, so a table holds about log2(SEGMENT_ROWS / batch rows) growing
+#: segments plus one final segment per SEGMENT_ROWS rows, and a maintenance rewrites about
+#: as many rows as it adds.
+SEGMENT_RATIO = 2
 
 
 def segments_to_merge(segments: list[int], new_rows: int) -> int:
     """How many of an index's newest segments (row counts, oldest first) a maintenance
-    merges with ``new_rows`` unindexed rows (Lance's ``num_indices_to_merge``): as many as
-    keep the merged segment within :data:`SEGMENT_ROWS`, so the segments stay as few as
-    that bound allows (about one per :data:`SEGMENT_ROWS` rows). An empty segment (what an
-    index made on an empty table starts with) always goes."""
+    merges with ``new_rows`` unindexed rows (Lance's ``num_indices_to_merge``). An empty
+    segment (what an index made on an empty table starts with) always goes."""
     merged, count = new_rows, 0
     for rows in reversed(segments):
-        if rows and merged + rows > SEGMENT_ROWS:
+        small = rows <= max(SMALL_SEGMENT_ROWS, SEGMENT_RATIO * merged)
+        if rows and (not small or merged + rows > SEGMENT_ROWS):
             break
         merged += rows
         count += 1

@@ -19,7 +19,7 @@ the batches already written and shuts the pipeline down. The workers need this p
 storage, credentials for the bucket (the ``AWS_*``-style variables on the cluster, or
 ``DB_STORAGE_OPTIONS``, which travels with the job).
 
-Ray and pylance come with the ``ray`` extra and are imported only here and on the workers.
+Ray comes with the ``ray`` extra and is imported only here and on the workers.
 """
 
 from __future__ import annotations
