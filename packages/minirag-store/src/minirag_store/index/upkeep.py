@@ -80,8 +80,9 @@ FRAGMENT_ROWS = 16_384
 #: whatever the table's size; a segment that reached it is final. Every segment costs each
 #: keyword query (200 real queries on 210k rows: p50 13.9 ms in one segment, 17.7 in two,
 #: 20.0 in three), but a bigger merge costs more memory than building the same rows anew:
-#: a 10x SciFact sync (257k rows) peaked at 814 MB with this bound and the rule below,
-#: 966 MB merging each batch into one segment of up to 262k rows (bench/sync_memory.py).
+#: a 10x SciFact sync (257k rows) peaked at 814 and 882 MB (two runs) with this bound and
+#: the rule below, 966 MB merging each batch into one segment of up to 262k rows
+#: (bench/sync_memory.py).
 SEGMENT_ROWS = 131_072
 #: Segments this small always merge (a single-file ingest's maintenance would otherwise
 #: leave a segment of a few rows each time).
