@@ -54,9 +54,20 @@ def _copies(base, round_no: int):
     return data
 
 
+def grow(table, base, rows: int, first_round: int) -> None:
+    """Append ``rows`` copies of ``base`` (copy numbers from ``first_round`` on) straight
+    to the LanceDB ``table``, in commits of :data:`COMMIT_ROWS` as a sync makes them."""
+    import pyarrow as pa
+
+    copies = -(-rows // base.num_rows)
+    data = pa.concat_tables([_copies(base, first_round + k) for k in range(copies)])
+    data = data.slice(0, rows)
+    for start in range(0, rows, COMMIT_ROWS):
+        table.add(data.slice(start, COMMIT_ROWS))
+
+
 def measure(rounds: int, step: int, cache: Path) -> list[dict]:
     """Grow a copy of the base table ``rounds`` times by ``step`` rows, maintaining after each."""
-    import pyarrow as pa
     import scale
     from minirag_store.index.ann import AnnSettings
     from minirag_store.index.table import ChunkTable
@@ -71,16 +82,12 @@ def measure(rounds: int, step: int, cache: Path) -> list[dict]:
         assert table is not None
         lance_table = table._tbl  # appends go straight to LanceDB, as scale.py writes
         base = lance_table.to_arrow()
-        repeat = -(-step // base.num_rows)
         phases = Phases("open")
         table.maintain()
         out = []
         for n in range(1, rounds + 1):
-            data = pa.concat_tables([_copies(base, n * 1000 + k) for k in range(repeat)])
-            data = data.slice(0, step)
             phases.enter("write")
-            for start in range(0, data.num_rows, COMMIT_ROWS):
-                lance_table.add(data.slice(start, COMMIT_ROWS))
+            grow(lance_table, base, step, n * 1000)
             phases.enter("maintain")
             started = time.perf_counter()
             table.maintain()

@@ -9,9 +9,13 @@ Real chunks, realistic vectors, without embedding a million chunks here:
   real vector plus Gaussian noise (``--noise`` per dimension, then renormalised: cosine
   ~0.86 to the original at the default), so neighbourhoods look like real ones instead
   of ties; texts and keyword entries are the originals';
-* the table is written straight through LanceDB in the product's schema, then
-  ``ChunkTable.maintain()`` builds every index (BTREE, full-text, and past the threshold
-  the IVF_RQ vector index): that time is "index build".
+* the table is written straight through LanceDB in the product's schema, in one of two
+  layouts (``--layouts``): ``synced``, ``ChunkTable.maintain()`` every
+  ``writer.MAINTAIN_ROWS`` rows as a long sync's writer runs it, so every index ends up in
+  the segments (Lance's delta indexes) a real sync leaves; ``built``, every index built
+  once over the whole table (one segment each: the best case, which no sync leaves past
+  ``upkeep.SEGMENT_ROWS``). The last ``maintain()`` (BTREE, full-text, and past the
+  threshold the IVF_RQ vector index) is "index build".
 
 Per size and path, a fresh process (the server's view) opens the index, warms up and
 answers ``--queries`` real SciFact/NFCorpus queries through ``Index.query`` (embedding
@@ -20,7 +24,8 @@ candidate list, fetched as deep as a default query fetches it (100), against an 
 search over the same stored vectors for the same real query vectors.
 
     uv run python bench/scale.py [--sizes 100000,300000,1000000] [--paths exact,ann]
-                                 [--base-docs 1000] [--queries 300] [--cache DIR]
+                                 [--layouts synced,built] [--base-docs 1000]
+                                 [--queries 300] [--cache DIR]
 
 Writes bench/results/scale.json beside the table it prints.
 """
@@ -28,6 +33,7 @@ Writes bench/results/scale.json beside the table it prints.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import subprocess
@@ -107,9 +113,14 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
     return table.to_arrow().select([*ROW_FIELDS, "keywords", "vector"]).to_pylist()
 
 
-def write_table(db: Path, base: list[dict], size: int, noise: float) -> np.ndarray:
+def write_table(
+    db: Path, base: list[dict], size: int, noise: float, maintain_every: int | None = None
+) -> np.ndarray:
     """A table of ``size`` rows cycled from ``base`` (see the module docstring); returns
-    the stored vectors as renormalised float32, for the exact recall reference."""
+    the stored vectors as renormalised float32, for the exact recall reference.
+
+    ``maintain_every`` rows, ``ChunkTable.maintain()`` runs as a long sync's writer runs it
+    (``writer.MAINTAIN_ROWS``), so the indexes end up in the segments a sync leaves."""
     import lancedb
     import pyarrow as pa
     from minirag_store.index import keyword_column as kwcol
@@ -122,7 +133,7 @@ def write_table(db: Path, base: list[dict], size: int, noise: float) -> np.ndarr
     db.mkdir(parents=True)
     conn = lancedb.connect(str(db))
     table = None
-    batch = 20_000
+    batch = maintain_every or 20_000  # a synced table: one maintenance per batch
     now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
     for first in range(0, size, batch):
         count = min(batch, size - first)
@@ -152,6 +163,8 @@ def write_table(db: Path, base: list[dict], size: int, noise: float) -> np.ndarr
             table = conn.create_table(TABLE_NAME, data, schema=shape)
         else:
             table.add(data)
+        if maintain_every and first + count < size:  # the last is "index build"
+            build_indexes(db, threshold=256, summarize=False)
     matrix = stored.astype(np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix
@@ -166,7 +179,7 @@ def _model_id() -> str:
     return load_config(env).model_name
 
 
-def build_indexes(db: Path, threshold: int) -> float:
+def build_indexes(db: Path, threshold: int, *, summarize: bool = True) -> float:
     """``ChunkTable.maintain()`` on the written table (every index); seconds."""
     from minirag_store.index.ann import AnnSettings
     from minirag_store.index.table import ChunkTable
@@ -174,7 +187,7 @@ def build_indexes(db: Path, threshold: int) -> float:
     table = ChunkTable.open_existing(db, _model_id(), ann=AnnSettings(min_chunks=threshold))
     assert table is not None
     start = time.perf_counter()
-    table.maintain()
+    table.maintain(summarize=summarize)
     return time.perf_counter() - start
 
 
@@ -256,11 +269,19 @@ def main() -> None:
     parser.add_argument("--base-docs", type=int, default=1000, help="documents per corpus")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--noise", type=float, default=0.03)
+    parser.add_argument(
+        "--layouts",
+        default="synced,built",
+        help="synced: maintained every writer.MAINTAIN_ROWS rows, as a sync leaves the indexes; "
+        "built: every index built once over all rows (one keyword segment: the best case)",
+    )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "minirag-scale")
     parser.add_argument(
         "--exact-max", type=int, default=300_000, help="no exact path above this (~2 KB a chunk)"
     )
     args = parser.parse_args()
+
+    from minirag_store.index.writer import MAINTAIN_ROWS
 
     meta = provenance()  # load average before: other work on the machine skews every figure
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -268,15 +289,19 @@ def main() -> None:
     queries = corpus_queries(args.queries)
     print(f"base: {len(base)} real chunks; {len(queries)} queries")
     rows = []
-    for size in [int(s) for s in args.sizes.split(",")]:
+    for size, layout in itertools.product(
+        [int(s) for s in args.sizes.split(",")], args.layouts.split(",")
+    ):
         work = Path(tempfile.mkdtemp(prefix=f"scale{size}-", dir=args.cache))
         db = work / "db"
+        every = MAINTAIN_ROWS if layout == "synced" else None
         start = time.perf_counter()
-        matrix = write_table(db, base, size, args.noise)
+        matrix = write_table(db, base, size, args.noise, maintain_every=every)
         written = time.perf_counter() - start
         stored_ids = _stored_ids(db)
         built = build_indexes(db, threshold=256)  # the vector index too, for the ANN path
         disk = du_mb(db)
+        segments = _keyword_segments(db)
         for path in args.paths.split(","):
             if path == "exact" and size > args.exact_max:
                 continue
@@ -284,6 +309,8 @@ def main() -> None:
             served = serve(db, threshold, queries, work)
             row = {
                 "chunks": size,
+                "layout": layout,
+                "keyword_segments": segments,
                 "path": "ann" if served["ann"] else "exact",
                 "write_s": round(written, 1),
                 "index_build_s": round(built, 1),
@@ -304,10 +331,19 @@ def main() -> None:
         "base_chunks": len(base),
         "queries": len(queries),
         "noise": args.noise,
+        "maintain_every": MAINTAIN_ROWS,
         "rows": rows,
     }
     write_json(RESULTS, figures, meta)
     print(f"wrote {RESULTS}")
+
+
+def _keyword_segments(db: Path) -> int:
+    """How many segments the keyword index has (each one costs every keyword query)."""
+    import lancedb
+
+    dataset = lancedb.connect(str(db)).open_table("chunks").to_lance()
+    return len(dataset.stats.index_stats("keywords_idx")["num_indexed_rows_per_delta"])
 
 
 def _stored_ids(db: Path) -> list[str]:
@@ -318,8 +354,8 @@ def _stored_ids(db: Path) -> list[str]:
 
 
 def _table(rows: list[dict]) -> None:
-    head = ["chunks", "path", "index_build_s", "disk_mb", "rss_warm_mb", "hybrid_p50_ms",
-            "hybrid_p95_ms", "vector_recall_at_10"]  # fmt: skip
+    head = ["chunks", "layout", "keyword_segments", "path", "index_build_s", "disk_mb",
+            "rss_warm_mb", "hybrid_p50_ms", "hybrid_p95_ms", "vector_recall_at_10"]  # fmt: skip
     print(" | ".join(head))
     for row in rows:
         print(" | ".join(str(row[h]) for h in head))

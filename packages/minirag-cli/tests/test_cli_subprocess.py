@@ -93,6 +93,28 @@ def test_model_that_cannot_load_is_an_error_line(run_cli, tmp_path, corpus):
     assert "Traceback" not in ran.stderr and "unexpected" not in ran.stderr
 
 
+def test_syncs_past_the_ann_threshold_print_no_engine_logs(run_cli, tmp_path):
+    """Lance 14 logged a WARN line about vector index statistics on every sync once the
+    table had a vector index: the user's terminal shows only minirag's own lines."""
+    import lancedb
+
+    root, db = tmp_path / "docs", tmp_path / "index"
+    root.mkdir()
+    for n in range(270):  # past the threshold's floor (256 chunks): one chunk a file
+        (root / f"note-{n:03d}.md").write_text(f"# Note {n}\n\nShelf {n} holds crate {n * 7}.\n")
+    flags = ["--base-dir", str(root), "--db-path", str(db)]
+    env = {"RAG_ANN_MIN_CHUNKS": "256"}
+    first = run_cli("sync", *flags, env=env)
+    assert first.code == 0 and first.stderr == "", first.stderr
+    indexed = lancedb.connect(db).open_table("chunks").list_indices()
+    assert any(index.columns == ["vector"] for index in indexed)  # the ANN index exists
+    (root / "note-new.md").write_text("# New note\n\nShelf 999 holds crate 42.\n")
+    second = run_cli("sync", *flags, env=env)  # its maintenance reads the vector index's stats
+    assert second.code == 0, second.stderr
+    assert "ingested 1," in second.stdout
+    assert second.stderr == ""
+
+
 def _run_with_tty_stderr(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     """Run the CLI with stderr on a pseudo-terminal; return (exit code, what it drew)."""
     leader, follower = pty.openpty()

@@ -94,6 +94,38 @@ def test_a_new_source_gets_its_rows_once_when_another_writer_adds_it_meanwhile(
     assert ours.counts() == (3, 2)
 
 
+def test_a_stored_source_replaced_by_two_writers_at_once_keeps_one_version(tmp_path, monkeypatch):
+    """A stored source is swapped in one commit through fragments (not a merge over every
+    stored row): when another process replaces the same source between our fragments'
+    write and our commit, Lance refuses ours and it starts over: one version is left,
+    never both, and the other sources are untouched."""
+    import minirag_store.index.table as table_module
+
+    ours = ChunkTable.open(tmp_path / "db", "m", DIM)
+    theirs = ChunkTable.open(tmp_path / "db", "m", DIM)
+    put(ours, "/d/kept.md", ["an older file"])
+    put(ours, "/d/a.md", ["first old", "second old", "third old"])
+    commit = table_module.commit_replace
+    tries: list[int] = []
+
+    def commit_after_theirs(*args, **kwargs):
+        tries.append(1)
+        if len(tries) == 1:
+            put(theirs, "/d/a.md", ["their one", "their two", "their three", "their four"])
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(table_module, "commit_replace", commit_after_theirs)
+    put(ours, "/d/a.md", ["our one", "our two"])
+    monkeypatch.undo()
+    assert len(tries) == 2  # ours was refused once, then committed on the latest version
+    texts = [r["text"] for r in ours.source_chunks("/d/a.md")]
+    assert texts == ["our one", "our two"]
+    assert ours.chunk_count("/d/a.md") == 2
+    assert [r["text"] for r in theirs.source_chunks("/d/a.md")] == texts
+    assert ours.source_chunks("/d/kept.md")[0]["text"] == "an older file"
+    assert ours.counts() == (3, 2)
+
+
 def test_model_mismatch_is_a_clear_error(tmp_path):
     ChunkTable.open(tmp_path / "db", "model-a", DIM)
     with pytest.raises(IndexMismatchError, match=r"model-a.*model-b.*DB_PATH.*re-index"):
@@ -126,7 +158,7 @@ def test_source_meta_touch_delete_counts(table):
     table.touch("/d/a.md", 555.0)
     assert table.source_meta()["/d/a.md"].mtime == 555.0
     assert table.counts() == (4, 2)
-    assert table.stale_count(1) == 1
+    assert table.summary().stale_count(1) == 1
     assert table.delete_sources(["/d/a.md", "/d/missing.md"]) == 3
     assert table.counts() == (1, 1)
     assert table.chunk_count("/d/a.md") == 0

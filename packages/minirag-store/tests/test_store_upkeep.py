@@ -12,6 +12,7 @@ import math
 import pytest
 from minirag_store.index import upkeep
 from minirag_store.index import writer as writer_module
+from minirag_store.index.ann import INDEX_PREFIX, AnnSettings
 from minirag_store.index.table import ChunkTable
 from minirag_store.index.upkeep import segments_to_merge
 from minirag_store.index.writer import Document, DocumentWriter
@@ -87,7 +88,7 @@ def _data_files(db) -> dict[str, int]:
 
 def test_maintenance_leaves_finished_data_and_segments_alone(tmp_path, small_sizes):
     db = tmp_path / "db"
-    table = ChunkTable.open(db, "m", DIM)
+    table = ChunkTable.open(db, "m", DIM, ann=AnnSettings(min_chunks=256))
     rounds, per_round = 12, 300
     finished: set[str] = set()
     for n in range(rounds):
@@ -113,6 +114,15 @@ def test_maintenance_leaves_finished_data_and_segments_alone(tmp_path, small_siz
         }
     assert table.counts() == (rounds * per_round, rounds * per_round // 50)
     assert len(lance_table(db).list_versions()) == 1  # old versions dropped each time
+    # Only the keyword index keeps segments: each BTREE or vector segment would be another
+    # look-up or probed search per query, and merging them costs little.
+    dataset = lance_table(db).to_lance()
+    others = [ix.name for ix in dataset.describe_indices() if ix.field_names != ["keywords"]]
+    assert {"source_idx", "parent_id_idx", "id_idx"} < set(others)
+    assert any(name.startswith(INDEX_PREFIX) for name in others)  # trained, then rows added
+    for name in others:
+        stats = dataset.stats.index_stats(name)
+        assert stats["num_indexed_rows_per_delta"] == [rounds * per_round], name
 
 
 def test_a_replaced_source_is_found_once_across_segments(tmp_path, small_sizes):

@@ -19,6 +19,7 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from minirag_store.index.native import import_lancedb
 from minirag_store.index.storage import consistency, session
 
 __all__ = ["AsyncTable"]
@@ -67,8 +68,7 @@ class AsyncTable:
     async def opened(self) -> Any:
         """The async table (opened the first time, on the loop thread)."""
         if self._table is None:
-            import lancedb
-
+            lancedb = import_lancedb()
             # The same consistency as the table's sync handle.
             db = await lancedb.connect_async(
                 str(self.db_path),

@@ -1,14 +1,23 @@
-"""How a replacement of whole sources commits: an append when the sources are new, a
-``merge_insert`` otherwise; each one atomic for readers.
+"""How a replacement of whole sources commits: an append when the sources are new; when
+they are stored, one Lance ``Update`` commit through fragments (the caller's ``swap``);
+each one atomic for readers.
 
-A merge (on ``id``, with ``when_not_matched_by_source_delete`` restricted to the replaced
-sources) swaps a source's old chunks for its new ones in one commit, but its join and
+A ``merge_insert`` (on ``id``, with ``when_not_matched_by_source_delete`` restricted to the
+replaced sources) would swap a source's chunks in one commit too, but its join and
 by-source delete read the ``id`` and ``source`` of every stored row: each commit's peak
-grows with the table (``bench/merge_memory.py``: +140 MB at 200k rows). An append holds
-nothing of the table, and a full sync's sources are all new, so its commits stop growing
-with the corpus.
+grows with the table (``bench/merge_memory.py``, 40 rows of 8 stored sources: +44 MB at
+50k rows, +117 at 200k; so in a million-chunk index's server, a re-sync of one edited file
+would cost more memory than its searches). The ``swap`` writes the new rows as fragments
+and commits them with deletion vectors on just the fragments that hold the old rows
+(:func:`~minirag_store.index.fragments.commit_replace`, the shape of commit
+``merge_insert`` makes): +0-1 MB at every size (and 0.03 s against 0.18 at 200k), after
+the process's first use of pylance (its code mapped in, ~80 MB, which the first
+maintenance pays anyway). An append holds nothing of the table either, and a full sync's
+sources are all new.
 
-Both run under the table's write lock (``writing``) and retry on another process's
+The one ``merge_insert`` left settles a race: two writers adding the same new source at
+once (the primary-key check a merge makes is what no other commit here has).
+All run under the table's write lock (``writing``) and retry on another process's
 conflicting commit (:func:`~minirag_store.index.upkeep.retry_conflicts`).
 """
 
@@ -30,9 +39,15 @@ log = logging.getLogger(__name__)
 Writing = Callable[[], AbstractContextManager[None]]
 
 
-def replace(table: Any, data: pa.Table, scope: str, writing: Writing) -> None:
-    """Make ``data`` the only rows of the sources ``scope`` selects, in one commit."""
-    if not _append_new(table, data, scope, writing):
+def replace(
+    table: Any, data: pa.Table, scope: str, writing: Writing, swap: Callable[[pa.Table], None]
+) -> None:
+    """Make ``data`` the only rows of the sources ``scope`` selects, in one commit:
+    appended when they are new, else ``swap(data)``, which replaces the stored rows."""
+    appended = _append_new(table, data, scope, writing)
+    if appended is None:
+        swap(data)
+    elif not appended:
         _merge(table, data, scope, writing)
 
 
@@ -52,8 +67,9 @@ def _merge(table: Any, data: pa.Table, scope: str, writing: Writing) -> None:
     upkeep.retry_conflicts(merge, give_up=None)
 
 
-def _append_new(table: Any, data: pa.Table, scope: str, writing: Writing) -> bool:
-    """Append ``data`` when its sources have no rows yet; True if that is what happened.
+def _append_new(table: Any, data: pa.Table, scope: str, writing: Writing) -> bool | None:
+    """Append ``data`` when its sources have no rows yet: True if that is what happened,
+    None when they have rows (nothing written), False after the race below.
 
     An append carries no primary-key check: another writer adding the same new source
     between the count and this commit (a sync and a single-file ingest of one file at
@@ -66,7 +82,7 @@ def _append_new(table: Any, data: pa.Table, scope: str, writing: Writing) -> boo
     """
     with writing():
         if table.count_rows(scope):
-            return False
+            return None
         table.add(data)
         if table.count_rows(scope) == data.num_rows:
             return True

@@ -2,9 +2,10 @@
 commit by whoever holds the table.
 
 :func:`arrow_rows` is the one place chunk rows become the table's Arrow shape (the
-local writer's ``merge_insert`` and a Ray worker's fragment both use it, so both write
-identical rows). :func:`write_fragments` runs on a worker: it writes data files into the
-dataset's folder (or bucket) without committing, so nothing is visible yet.
+local writer and a Ray worker both use it, so both write identical rows).
+:func:`write_fragments` runs on a worker, or in the local writer when it replaces stored
+sources (:mod:`~minirag_store.index.commits`): it writes data files into the dataset's
+folder (or bucket) without committing, so nothing is visible yet.
 :func:`commit_replace` runs on the driver: one ``LanceOperation.Update`` that removes
 every old row of the replaced sources (deletion vectors on the fragments holding them,
 or the whole fragment when nothing else is left in it) and adds the new fragments. It

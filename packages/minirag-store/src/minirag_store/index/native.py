@@ -1,6 +1,7 @@
-"""Bounds on the native (non-Python) memory of this process: glibc's arenas and mapping
-threshold, and Lance's full-text index builds, which grew a sync's peak with the corpus
-(``bench/sync_memory.py``). tracemalloc sees none of them: the bench reads RSS by phase.
+"""Settings of the native (non-Python) code this process runs. Bounds on its memory:
+glibc's arenas and mapping threshold, and Lance's full-text index builds, which grew a
+sync's peak with the corpus (``bench/sync_memory.py``; tracemalloc sees none of them: the
+bench reads RSS by phase). And the level of LanceDB's and Lance's own log lines.
 """
 
 from __future__ import annotations
@@ -8,7 +9,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["NATIVE_MEMORY", "bound_native_memory", "release_free_memory"]
+__all__ = [
+    "ENGINE_LOGS",
+    "NATIVE_MEMORY",
+    "bound_native_memory",
+    "import_lancedb",
+    "quiet_engine_logs",
+    "release_free_memory",
+]
 
 #: Native memory settings of this process, applied once before the first onnxruntime
 #: session (:mod:`~minirag_store.index.onnx_encoder`) or LanceDB session
@@ -34,10 +42,15 @@ __all__ = ["NATIVE_MEMORY", "bound_native_memory", "release_free_memory"]
 #:   end-of-sync ``optimize()`` of a 257k-chunk table peaked +455 MB, +367 with 4 MiB
 #:   fixed. 4 MiB, not less: one attention tensor of a 256-token text is 3 MiB, and at
 #:   1 MiB each ONNX run mapped and faulted it in again (embedding 36 % slower).
+#: * ``LANCE_INCLUDE_VECTOR_CENTROIDS``: Lance's statistics of a vector index, which each
+#:   maintenance reads for its unindexed rows, carry every IVF centroid unless this is
+#:   false (Lance's announced future default); left unset, Lance 14 also printed a
+#:   warning saying so on every sync of a table with a vector index.
 NATIVE_MEMORY = {
     "MALLOC_ARENA_MAX": "2",
     "MALLOC_MMAP_THRESHOLD_": str(4 << 20),
     "LANCE_FTS_PARTITION_SIZE": "64",
+    "LANCE_INCLUDE_VECTOR_CENTROIDS": "false",
 }
 #: glibc's mallopt parameter numbers (malloc.h), for the variables of the same name.
 _MALLOPT = {"MALLOC_ARENA_MAX": -8, "MALLOC_MMAP_THRESHOLD_": -3}
@@ -60,6 +73,36 @@ def bound_native_memory() -> None:
         value = os.environ[name]
         if value.isdigit():  # glibc ignores a malformed variable too
             mallopt(parameter, int(value))
+
+
+#: The least severe of LanceDB's and Lance's own log lines (their Rust loggers, which print
+#: to stderr) that a user sees: errors. Their warnings speak to the engine's developers
+#: ("KMeans: more than 10% of clusters are empty" on a small or repetitive table's vector
+#: index, Lance 14's notice about vector index statistics) and nobody running minirag can
+#: act on them; minirag reports what it does itself. Set in the environment (the
+#: variables' ``env_logger`` filter syntax, e.g. ``LANCE_LOG=debug``), the user's wins.
+ENGINE_LOGS = {"LANCEDB_LOG": "error", "LANCE_LOG": "error"}
+
+
+def quiet_engine_logs() -> None:
+    """Apply :data:`ENGINE_LOGS` through the environment. Before the first ``import
+    lancedb`` of the process: each library reads its filter once, when it is imported."""
+    import os
+
+    for name, value in ENGINE_LOGS.items():
+        os.environ.setdefault(name, value)
+
+
+def import_lancedb() -> Any:
+    """The ``lancedb`` module, imported once this module's settings are in place (the log
+    level is read when LanceDB is first imported). Every way into LanceDB comes here first:
+    :mod:`~minirag_store.index.storage`, :mod:`~minirag_store.index.aio` and the preload
+    of :mod:`~minirag_store.index.loading`."""
+    quiet_engine_logs()
+    bound_native_memory()
+    import lancedb
+
+    return lancedb
 
 
 def release_free_memory() -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
 from minirag_store.index.creation import create_once
-from minirag_store.index.native import bound_native_memory
+from minirag_store.index.native import import_lancedb
 from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
@@ -150,9 +150,7 @@ Role = Literal["search", "table"]
 def session(role: Role = "search") -> Any:
     """The process's LanceDB session (its caches) for ``role``: see
     :data:`METADATA_CACHE_BYTES`."""
-    bound_native_memory()
-    import lancedb
-
+    lancedb = import_lancedb()
     index_cache = TABLE_INDEX_CACHE_BYTES if role == "table" else None  # None: the default
     return lancedb.Session(
         metadata_cache_size_bytes=METADATA_CACHE_BYTES[role], index_cache_size_bytes=index_cache
@@ -162,8 +160,7 @@ def session(role: Role = "search") -> Any:
 def connect(db_uri: str, storage_options: Options = ()) -> Any:
     """A LanceDB connection to ``db_uri`` (see :func:`consistency` for how fresh) for the
     table handle: the ``table`` :func:`session`."""
-    import lancedb
-
+    lancedb = import_lancedb()
     options = dict(storage_options) or None
     return lancedb.connect(
         db_uri,

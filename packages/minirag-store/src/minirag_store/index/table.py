@@ -26,6 +26,7 @@ Design notes:
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,7 +37,12 @@ from minirag_store.index import commits, summary, upkeep
 from minirag_store.index import keyword_column as kwcol
 from minirag_store.index.aio import AsyncTable
 from minirag_store.index.ann import AnnSettings
-from minirag_store.index.fragments import arrow_rows, commit_replace
+from minirag_store.index.fragments import (
+    arrow_rows,
+    commit_replace,
+    fragments_from_json,
+    write_fragments,
+)
 from minirag_store.index.native import release_free_memory
 from minirag_store.index.rwlock import ReadWriteLock
 from minirag_store.index.schema import (
@@ -188,8 +194,17 @@ class ChunkTable:
             self.summary()
 
     # ------------------------------------------------------------------- writes
-    def _arrow(self, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> pa.Table:
-        return arrow_rows(self._tbl.schema, self.dim, rows, vectors)
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The write lock; a write also drops the cached latest version, and removes the
+        index summary before and after it commits (see :mod:`minirag_store.index.summary`)."""
+        with self._write:
+            summary.invalidate(self._local)
+            try:
+                yield
+            finally:
+                self._search.forget_version()
+                summary.invalidate(self._local)
 
     def replace_sources(
         self, sources: Sequence[str], rows: Sequence[Mapping[str, Any]], vectors: np.ndarray
@@ -210,15 +225,26 @@ class ChunkTable:
             self.delete_sources(unique)
             return
         upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
-        data = self._arrow(rows, vectors)
-        commits.replace(self._tbl, data, in_sources(unique), self._writing)
+        data = arrow_rows(self._tbl.schema, self.dim, rows, vectors)
+
+        def swap(data: pa.Table) -> None:  # stored sources: one commit through fragments
+            written = write_fragments(self._lance_uri, self._options, data)
+            self.replace_with_fragments(unique, fragments_from_json(written))
+
+        commits.replace(self._tbl, data, in_sources(unique), self._writing, swap)
+
+    @functools.cached_property
+    def _lance_uri(self) -> str:
+        """The table's Lance dataset URI, fixed for this handle's life (``to_lance()``
+        opens the dataset, reading its latest manifest: a request on object storage)."""
+        return str(self._tbl.to_lance().uri)
 
     def fragment_target(self) -> tuple[str, dict[str, str], pa.Schema]:
         """Where workers write fragments for :meth:`replace_with_fragments`: the Lance
         dataset's URI, its storage options and the table's schema (model metadata and
         field ids included)."""
         upkeep.add_missing_columns(self._tbl, missing_columns, self._writing)  # older index
-        return self._tbl.to_lance().uri, dict(self._options), self._tbl.schema
+        return self._lance_uri, dict(self._options), self._tbl.schema
 
     def replace_with_fragments(self, sources: Sequence[str], fragments: Sequence[Any]) -> None:
         """Make the rows of ``fragments`` (written by :func:`~minirag_store.index.
@@ -226,7 +252,7 @@ class ChunkTable:
         ``sources``, in one commit (a source without rows there ends up deleted)."""
         if not sources:
             return
-        uri, options = self._tbl.to_lance().uri, self._options
+        uri, options = self._lance_uri, self._options
 
         def commit() -> None:  # the deletions are recomputed on the latest version each try
             with self._writing():
@@ -313,10 +339,6 @@ class ChunkTable:
         with self._rw.shared():
             return self._tbl.count_rows(f"source = {sql_str(source)}")
 
-    def stale_count(self, scheme_version: int) -> int:
-        """Chunks cut by a chunking scheme older than ``scheme_version``."""
-        return self.summary().stale_count(scheme_version)
-
     def source_chunks(
         self, source: str, first: int | None = None, last: int | None = None
     ) -> list[dict[str, Any]]:
@@ -340,18 +362,6 @@ class ChunkTable:
         return self._search.rows_by_id(ids)
 
     # ------------------------------------------------------------------- search
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """The write lock; a write also drops the cached latest version, and removes the
-        index summary before and after it commits (see :mod:`minirag_store.index.summary`)."""
-        with self._write:
-            summary.invalidate(self._local)
-            try:
-                yield
-            finally:
-                self._search.forget_version()
-                summary.invalidate(self._local)
-
     def snapshot(self) -> VectorSnapshot:
         """The latest version's exact-search snapshot (what the exact path holds in
         memory; past the ANN threshold search does not use it)."""

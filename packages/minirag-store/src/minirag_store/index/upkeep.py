@@ -82,7 +82,15 @@ FRAGMENT_ROWS = 16_384
 #: 20.0 in three), but a bigger merge costs more memory than building the same rows anew:
 #: a 10x SciFact sync (257k rows) peaked at 814 and 882 MB (two runs) with this bound and
 #: the rule below, 966 MB merging each batch into one segment of up to 262k rows
-#: (bench/sync_memory.py).
+#: (bench/sync_memory.py). Lance 14's merge holds memory in proportion to the rows it
+#: covers, whatever its part size (bench/fts_memory.py: 25k new rows into a segment of
+#: 10k / 85k / 185k rows, +148 / +175 / +220 MB; as a segment of their own, +71-76 MB at
+#: every size), so only this bound keeps a maintenance's peak from growing with the table.
+#: Only the full-text index is kept in segments: the BTREE and vector indexes merge into
+#: one at every maintenance, which costs little (1M rows: +45-79 MB and 0.6-0.8 s a
+#: BTREE, +57-64 MB and 2-4 s the IVF_RQ index) while each of their segments is another
+#: look-up or another probed IVF search per query (a 1M-row table synced in 32k-row
+#: batches had 9 of each; bench/scale.py's "synced" layout).
 SEGMENT_ROWS = 131_072
 #: Segments this small always merge (a single-file ingest's maintenance would otherwise
 #: leave a segment of a few rows each time).
@@ -115,9 +123,9 @@ def compact(table: Any) -> None:
     Through Lance's own optimizer on the table's dataset (LanceDB's public ``to_lance()``),
     whose options LanceDB's ``optimize()`` does not pass on: bounded compaction
     (:data:`FRAGMENT_ROWS`, copying a fragment's encoded pages when it can) and, for the
-    scalar and full-text indexes, segments merged by :func:`segments_to_merge` instead of
-    the whole index rewritten for every batch. The vector index is updated Lance's default
-    way (its new rows are assigned to the trained partitions; :mod:`ann` retrains)."""
+    full-text index, segments merged by :func:`segments_to_merge` instead of the whole
+    index rewritten for every batch. The BTREE and vector indexes stay one segment each
+    (new rows of the vector index go to the trained partitions; :mod:`ann` retrains)."""
     dataset = table.to_lance()
     dataset.optimize.compact_files(
         target_rows_per_fragment=FRAGMENT_ROWS, compaction_mode="try_binary_copy"
@@ -126,10 +134,11 @@ def compact(table: Any) -> None:
         stats = dataset.stats.index_stats(index.name)
         if not stats["num_unindexed_rows"]:
             continue
-        if index.field_names == ["vector"]:
-            dataset.optimize.optimize_indices(index_names=[index.name])
-            continue
-        merge = segments_to_merge(stats["num_indexed_rows_per_delta"], stats["num_unindexed_rows"])
+        segments = stats["num_indexed_rows_per_delta"]
+        if index.field_names == ["keywords"]:
+            merge = segments_to_merge(segments, stats["num_unindexed_rows"])
+        else:  # BTREE and vector: one segment, see SEGMENT_ROWS
+            merge = len(segments)
         dataset.optimize.optimize_indices(index_names=[index.name], num_indices_to_merge=merge)
     table.checkout_latest()
 
