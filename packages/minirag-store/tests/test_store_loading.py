@@ -56,3 +56,48 @@ def test_two_loaders_never_import_at_the_same_time(tmp_path, monkeypatch):
     # and a second time it is only a look-up
     loading.preload(("minirag_slow_a",))
     assert len(spans) == 6
+
+
+HELD = """
+import os, time
+while not os.path.exists({gate!r}):
+    time.sleep(0.01)
+"""
+
+
+def test_a_loader_waits_only_for_its_own_modules(tmp_path, monkeypatch):
+    # The MCP server's status (table modules) arrived while its warm-up imported them and
+    # then went on to onnxruntime: status must answer once the table's modules are in,
+    # not when the model's are (it waited for ever when that import was held).
+    import builtins
+
+    spans: list[tuple[str, str, float]] = []
+    monkeypatch.setattr(builtins, "SPANS", spans, raising=False)
+    gate = tmp_path / "gate"
+    (tmp_path / "minirag_slow_t.py").write_text(SLOW.format(name="minirag_slow_t"), "utf-8")
+    (tmp_path / "minirag_held_m.py").write_text(HELD.format(gate=str(gate)), "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    warm_up = threading.Thread(
+        target=loading.preload, args=(("minirag_slow_t", "minirag_held_m"),), daemon=True
+    )
+    status_done = threading.Event()
+
+    def status() -> None:
+        loading.preload(("minirag_slow_t",))
+        status_done.set()
+
+    try:
+        warm_up.start()
+        while not spans:  # the warm-up is inside the table module's import
+            threading.Event().wait(0.005)
+        threading.Thread(target=status, daemon=True).start()
+        assert status_done.wait(30), "status waited for the held import"
+        assert warm_up.is_alive()  # still held in the model's import
+        gate.touch()
+        warm_up.join(30)
+        assert not warm_up.is_alive()
+    finally:
+        gate.touch()
+        for name in ("minirag_slow_t", "minirag_held_m"):
+            sys.modules.pop(name, None)
+    assert [edge for _, edge, _ in spans] == ["in", "out"]

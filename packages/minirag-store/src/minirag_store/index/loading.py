@@ -5,8 +5,11 @@ the table: lancedb, pyarrow, numpy; its first query loading the model: onnxrunti
 numpy) can meet in Python's per-module import locks, and CPython then hands one of them
 a partially initialised numpy: onnxruntime failed with "import numpy failed" when a
 query arrived as the warm-up began (bench/startup.py, SciFact). So the loaders import
-what they need through :func:`preload` first, under one lock, numpy first; after the
-first time it is a set look-up.
+what they need through :func:`preload` first, one module at a time across threads,
+numpy first; after the first time it is a set look-up.
+
+A caller waits only until *its* modules are imported: ``status`` (which needs the table's
+modules) must not wait behind the warm-up's import of onnxruntime that began after them.
 """
 
 from __future__ import annotations
@@ -15,22 +18,40 @@ import importlib
 import threading
 from collections.abc import Sequence
 
+from minirag_store.index.native import import_lancedb
+
 __all__ = ["MODEL", "TABLE", "preload"]
 
 #: What opening the table imports, and what loading the embedding model imports.
 TABLE = ("numpy", "pyarrow", "lancedb")
 MODEL = ("numpy", "tokenizers", "onnxruntime")
 
-_LOCK = threading.Lock()
+_CHANGED = threading.Condition()
 _DONE: set[str] = set()
+#: The module some thread is importing now: at most one (guarded by ``_CHANGED``).
+_IMPORTING: set[str] = set()
 
 
 def preload(modules: Sequence[str]) -> None:
-    """Import ``modules`` in order unless done already, no other thread importing them."""
-    if _DONE.issuperset(modules):
-        return
-    with _LOCK:
-        for name in modules:
-            if name not in _DONE:
+    """Import ``modules`` in order unless done already, no other thread importing meanwhile."""
+    for name in modules:
+        if name in _DONE:
+            continue
+        with _CHANGED:
+            _CHANGED.wait_for(lambda n=name: n in _DONE or not _IMPORTING)
+            if name in _DONE:
+                continue
+            _IMPORTING.add(name)
+        imported = False
+        try:
+            if name == "lancedb":  # after the settings it reads on import
+                import_lancedb()
+            else:
                 importlib.import_module(name)
-                _DONE.add(name)
+            imported = True
+        finally:
+            with _CHANGED:
+                _IMPORTING.clear()
+                if imported:
+                    _DONE.add(name)
+                _CHANGED.notify_all()
