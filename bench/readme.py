@@ -53,6 +53,10 @@ def when(data: dict) -> str:
         parts.append(f"load {start:.1f} at start, {end:.1f} at end")
     elif "load_average_before" in data:
         parts.append(f"load {data['load_average_before']:.1f} at start")
+    if "cpu_probe_ms" in data:  # the machine's speed then (bench/results_io.py)
+        parts.append(f"100k-row matrix-vector product {data['cpu_probe_ms']:.1f} ms")
+    if "steal_percent" in data:
+        parts.append(f"{data['steal_percent']:.0f} % of CPU time stolen")
     return ", ".join(parts)
 
 

@@ -25,7 +25,7 @@ search over the same stored vectors for the same real query vectors.
 
     uv run python bench/scale.py [--sizes 100000,300000,1000000] [--paths exact,ann]
                                  [--layouts synced,built] [--base-docs 1000]
-                                 [--queries 300] [--cache DIR]
+                                 [--queries 300] [--cache DIR] [--keep]
 
 Writes bench/results/scale.json beside the table it prints.
 """
@@ -277,6 +277,9 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "minirag-scale")
     parser.add_argument(
+        "--keep", action="store_true", help="keep each table under --cache (to profile it after)"
+    )
+    parser.add_argument(
         "--exact-max", type=int, default=300_000, help="no exact path above this (~2 KB a chunk)"
     )
     args = parser.parse_args()
@@ -324,7 +327,10 @@ def main() -> None:
             rows.append(row)
             print(json.dumps(row), flush=True)
         del matrix
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print(f"kept {db}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     _table(rows)
     figures = {
         "bench": "scale",
