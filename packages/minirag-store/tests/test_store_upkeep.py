@@ -160,3 +160,28 @@ def test_a_long_write_is_maintained_as_it_goes(make_index, docs_root, monkeypatc
     assert index.table().counts() == (10, 10)
     hit = index.query("plain text number 7", top_k=1)["results"][0]
     assert hit["source"] == str(docs_root / "d7.md")
+
+
+def test_a_writes_last_maintenance_rebuilds_piled_up_keyword_segments(tmp_path, small_sizes):
+    """A long write's maintenances leave the full-text index in segments; its last one
+    (the index a server then searches) rebuilds it as one when they number more than
+    KEYWORD_SEGMENTS, and every row is still found by its words."""
+    table = ChunkTable.open(tmp_path / "db", "m", DIM)
+    rounds, per_round = 8, 1_000  # each round a final segment (SEGMENT_ROWS 1,000)
+    for n in range(rounds - 1):
+        _write_round(table, n, per_round)
+        table.maintain(summarize=False)
+    segments = lance_table(tmp_path / "db").to_lance().stats.index_stats("keywords_idx")
+    assert len(segments["num_indexed_rows_per_delta"]) > upkeep.KEYWORD_SEGMENTS
+    _write_round(table, rounds - 1, per_round)
+    table.maintain()
+    stats = lance_table(tmp_path / "db").to_lance().stats.index_stats("keywords_idx")
+    assert stats["num_indexed_rows_per_delta"] == [rounds * per_round]
+    assert stats["num_unindexed_rows"] == 0
+    for n in range(rounds):
+        assert len(table.keyword_search(f"round{n}", 2_000)) == per_round
+    # and a last maintenance with few segments leaves them (a rebuild costs the table)
+    _write_round(table, rounds, 300)
+    table.maintain()
+    stats = lance_table(tmp_path / "db").to_lance().stats.index_stats("keywords_idx")
+    assert stats["num_indexed_rows_per_delta"] == [rounds * per_round, 300]

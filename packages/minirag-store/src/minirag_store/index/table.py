@@ -169,7 +169,8 @@ class ChunkTable:
         (another process's may: see :func:`~minirag_store.index.upkeep.drop_old_versions`).
         Past ``RAG_ANN_MIN_CHUNKS`` it also (re)trains the vector index when due
         (:func:`~minirag_store.index.ann.due`). ``summarize`` False (a long write's
-        maintenance before its last): no summary, which reads every row's metadata.
+        maintenance before its last): no summary, which reads every row's metadata, and
+        no rebuild of the keyword index (:data:`~minirag_store.index.upkeep.KEYWORD_SEGMENTS`).
         """
         self._ensure_indexes()
 
@@ -178,7 +179,7 @@ class ChunkTable:
                 if kwcol.is_stale(self._tbl):  # an older keyword scheme wrote some rows
                     kwcol.refresh_stale(self._tbl, in_sources)
                 release_free_memory()  # each step below starts from what is in use
-                upkeep.compact(self._tbl)
+                upkeep.compact(self._tbl, consolidate=summarize)  # see KEYWORD_SEGMENTS
                 rows = self._tbl.count_rows()
                 if self._ann is not None and ann_index.due(self._tbl, rows, self._ann):
                     release_free_memory()
