@@ -228,10 +228,11 @@ def scale(results: Path) -> str:
         f"{data['queries']} real queries through `Index.query` (embedding and response budget "
         'included); recall against an exact search over the same stored vectors. "a sync": '
         f"maintained every {_n(data['maintain_every'])} rows written, as a long sync is, so "
-        "the keyword index is in the segments a sync leaves (each costs every keyword query); "
-        '"one build": every '
-        'index built once over the whole table, the best case. "index build" is the last '
-        "maintenance (every index; past `RAG_ANN_MIN_CHUNKS` the IVF_RQ vector index). "
+        "the indexes are in the segments a sync leaves: its last maintenance rebuilds the "
+        "keyword index as one when more than 4 would be left (each costs every keyword "
+        'query); "one build": every index built once over the whole table. "index build" '
+        "is that last maintenance (every index; past `RAG_ANN_MIN_CHUNKS` the IVF_RQ vector "
+        "index). "
         f"`bench/results/scale.json`: {when(data)}.",
     ]
     return "\n".join(lines)
