@@ -64,9 +64,14 @@ def _kill_at_first_new_file(db: Path, watched: str) -> bool:
 def _fill(table: ChunkTable, rows_total: int, per_commit: int) -> None:
     """``rows_total`` rows, ten chunks per source, ``per_commit`` rows a commit (a fragment
     each: what a sync leaves before its maintenance)."""
-    for batch in range(0, rows_total, per_commit):
+    _fill_from(table, 0, rows_total, per_commit)
+
+
+def _fill_from(table: ChunkTable, first_row: int, count: int, per_commit: int = 200) -> None:
+    """``count`` rows from row ``first_row`` on, ten chunks a source (see :func:`_fill`)."""
+    for batch in range(first_row, first_row + count, per_commit):
         sources, rows, vectors = [], [], []
-        for first in range(batch, min(batch + per_commit, rows_total), 10):
+        for first in range(batch, min(batch + per_commit, first_row + count), 10):
             source = f"/d/s{first // 10:05d}.md"
             texts = [f"chunk {i} of {source}, quokka {i % 7}" for i in range(first, first + 10)]
             more_rows, more_vectors = chunk_rows(source, texts, seed=first)
@@ -131,4 +136,64 @@ def test_an_ann_build_killed_midway_is_finished_by_the_next_maintenance(tmp_path
     table.maintain()
     assert trained_rows(lance_table(db)) == rows
     assert table.uses_ann()
+    _answers(db, rows)
+
+
+#: The child for the keyword rebuild: segments as small as the template's were written
+#: with, and a line on stdout once the rebuild begins (every index's merge is done then),
+#: so the kill lands in the rebuild, not before it.
+_REBUILD = (
+    "import sys; from pathlib import Path; from minirag_store.index import upkeep;"
+    "from minirag_store.index.table import ChunkTable;"
+    "upkeep.SEGMENT_ROWS, upkeep.SMALL_SEGMENT_ROWS = 1000, 100;"
+    "config = upkeep._keyword_config;"
+    "upkeep._keyword_config = lambda: (print('rebuild', flush=True), config())[1];"
+    f"t = ChunkTable.open(Path(sys.argv[1]), 'm', {DIM});"
+    "print('go', flush=True); t.maintain(); print('done', flush=True)"
+)
+
+
+def _keyword_segments(db: Path) -> list[int]:
+    return (
+        lance_table(db).to_lance().stats.index_stats("keywords_idx")["num_indexed_rows_per_delta"]
+    )
+
+
+def test_a_keyword_rebuild_killed_midway_is_finished_by_the_next_maintenance(tmp_path, monkeypatch):
+    from minirag_store.index import upkeep
+
+    monkeypatch.setattr(upkeep, "SEGMENT_ROWS", 1000)
+    monkeypatch.setattr(upkeep, "SMALL_SEGMENT_ROWS", 100)
+    rows = 6000
+    template = tmp_path / "template"
+    table = ChunkTable.open(template, "m", DIM)
+    for first in range(0, rows, 1000):  # a long write: a final segment per 1,000 rows
+        _fill_from(table, first, 1000)
+        table.maintain(summarize=False)
+    _fill_from(table, rows, 500)  # what the write's last maintenance folds in
+    rows += 500
+    piled = _keyword_segments(template)
+    assert len(piled) > upkeep.KEYWORD_SEGMENTS
+
+    for attempt in range(ATTEMPTS):
+        db = tmp_path / f"killed{attempt}"
+        shutil.copytree(template, db)
+        proc = subprocess.Popen([sys.executable, "-c", _REBUILD, str(db)], stdout=subprocess.PIPE)
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"go"
+        assert proc.stdout.readline().strip() == b"rebuild"
+        folder = db / "chunks.lance" / "_indices"
+        before = _files(folder)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and not _files(folder) - before:
+            time.sleep(0.001)
+        proc.kill()
+        proc.wait(timeout=60)
+        if proc.returncode == -signal.SIGKILL and len(_keyword_segments(db)) > 1:
+            break  # killed before the rebuild committed
+    else:
+        raise AssertionError(f"no kill landed before the rebuild committed in {ATTEMPTS} tries")
+    table = _answers(db, rows)  # the old segments answer, new rows searched flat
+    table.maintain()
+    assert _keyword_segments(db) == [rows]
     _answers(db, rows)
