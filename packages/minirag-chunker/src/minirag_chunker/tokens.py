@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from minirag_chunker.errors import TokenizerLoadError
 
@@ -15,12 +16,14 @@ Counter = Callable[[str], int]
 GUESS_SHARE = 0.9
 
 
-def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
+def counter_from_tokenizer_file(path: str | PathLike[str], *, quotes: bool = True) -> Counter:
     """A token counter for the tokenizer in ``path`` with truncation and padding both off.
 
     The tokenizer an embedding library hands out usually truncates at the model's maximum;
     a counter built on it cannot tell 128 tokens from 900 and would call every text
     "within budget". Special tokens are not counted: the budget leaves room for them.
+    ``quotes`` False: a long text is cut at whitespace only, even where the tokenizer
+    would allow cutting it at quotes (``bench/budget.py`` times both).
     """
     from tokenizers import Tokenizer  # a declared dependency, imported on first use
 
@@ -39,18 +42,25 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
     # it) skips them and gives the same tokens: a 16 KB answer counted 2.75 -> 2.17 ms.
     encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
     # Counts of recent pieces of long texts. The response budget counts an answer, then
-    # trimmed versions of it that share its beginning (the lowest-ranked parts go, from
-    # the end): their first pieces are the same strings, so only the changed tail is
-    # encoded again (an over-budget answer at a million chunks: ~3 whole counts -> ~1.5).
+    # trimmed versions of it: pieces they share are not encoded again. Cut at whitespace,
+    # a trimmed answer shares the pieces before its first change (an over-budget answer
+    # at a million chunks: ~3 whole counts -> ~1.5); cut at quotes, each hit's text and
+    # section is a piece of its own wherever it stands, so a trimmed answer (and a later
+    # answer showing the same sections) re-encodes only the short JSON around them.
     known: dict[str, int] = {}
+    at_quotes = quotes and quotes_stand_alone(tokenizer)
+    split = split_at_quotes if at_quotes else split_at_whitespace
+    # Cut at quotes, an answer is worth cutting from a few of its hits on: the response
+    # budget counts each trimmed version it tries (~10 of an answer over the budget).
+    whole_below = 4 * LONG_STRETCH if at_quotes else 2 * SPLIT_CHARS
 
     def count_tokens(text: str) -> int:
         """Number of tokens in ``text`` (no special tokens, no truncation)."""
-        if len(text) < 2 * SPLIT_CHARS:
+        if len(text) < whole_below:
             return len(encode(text, add_special_tokens=False))
         # A long text (a whole answer the response budget checks) is counted in pieces
         # that the tokenizer encodes on all cores (``encode_batch``).
-        pieces = split_at_whitespace(text, SPLIT_CHARS)
+        pieces = split(text, SPLIT_CHARS)
         counts = {piece: n for piece in pieces if (n := known.get(piece)) is not None}
         new = [piece for piece in dict.fromkeys(pieces) if piece not in counts]
         if new:
@@ -65,7 +75,8 @@ def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
     return count_tokens
 
 
-#: Pieces whose counts a counter remembers (~2 MB of text at most).
+#: Pieces whose counts a counter remembers (~4 MB of text at most: a piece is at most
+#: twice :data:`SPLIT_CHARS`).
 MEMO_PIECES = 512
 
 
@@ -95,6 +106,50 @@ def split_at_whitespace(text: str, size: int) -> list[str]:
 
 
 _RUN_START = re.compile(r"(?<=\S)\s")
+
+
+def quotes_stand_alone(tokenizer: Any) -> bool:
+    """Whether ``tokenizer`` makes every ``"`` a token of its own, whatever stands beside
+    it, and normalises character by character: BERT's pre-tokenizer (every punctuation
+    character is a word of its own) and normaliser, as in all-MiniLM-L6-v2 and the BGE
+    models. Then a text's count is the sum of its pieces' when it is cut before any quote
+    (:func:`split_at_quotes`). SentencePiece and byte-level BPE tokenizers keep a quote
+    with the word beside it: their texts are cut at whitespace only."""
+    from tokenizers import normalizers, pre_tokenizers
+
+    normalizer = tokenizer.normalizer
+    return isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer) and (
+        normalizer is None or isinstance(normalizer, normalizers.BertNormalizer)
+    )
+
+
+#: A stretch between two quotes at least this long is a piece of its own (see
+#: :func:`split_at_quotes`): an answer's hit texts and sections, not its keys and numbers.
+LONG_STRETCH = 256
+_LONG_STRETCH = re.compile(f'"[^"]{{{LONG_STRETCH},}}')
+
+
+def split_at_quotes(text: str, size: int) -> list[str]:
+    """``text`` in consecutive pieces, each long stretch between two quotes (a JSON
+    string's value: a hit's text, a section) a piece of its own from its opening quote,
+    so the same value is the same piece in every answer that holds it; the text between
+    such stretches is joined. A piece over twice ``size`` characters is cut further at
+    whitespace (:func:`split_at_whitespace`). Exact only for a tokenizer where
+    :func:`quotes_stand_alone`."""
+    pieces: list[str] = []
+    start = 0
+    for found in _LONG_STRETCH.finditer(text):
+        if found.start() > start:
+            pieces.extend(_at_most(text[start : found.start()], size))
+        pieces.extend(_at_most(found.group(), size))
+        start = found.end()
+    if start < len(text) or not pieces:
+        pieces.extend(_at_most(text[start:], size))
+    return pieces
+
+
+def _at_most(piece: str, size: int) -> list[str]:
+    return [piece] if len(piece) <= 2 * size else split_at_whitespace(piece, size)
 
 
 def _run_start(text: str, at: int) -> int:
