@@ -24,6 +24,10 @@ SciFact + NFCorpus cycled, each later copy's sentences rotated (different bytes,
 different chunks, the same kind of text).
 
     uv run python bench/sync_memory.py [--runs real:1,fake:1,fake:10] [--limit 5183]
+                                       [--json bench/results/sync_memory.json]
+
+A million chunks (x40, ~18 min here) on its own, beside the usual runs:
+``--runs fake:40 --json bench/results/sync_memory_1m.json``.
 """
 
 from __future__ import annotations
