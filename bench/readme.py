@@ -229,7 +229,8 @@ def scale(results: Path) -> str:
         f"embeddings, each copy's vector moved by noise of {data['noise']} per dimension), "
         f"{data['queries']} real queries through `Index.query` (embedding and response budget "
         "included) in a fresh process, as an MCP client that starts its own server asks them "
-        "(each index page read and decoded on first use); then as many other queries "
+        "(each index page read and decoded on first use; "
+        f"{_serves(data)}); then as many other queries "
         '("later": a server that has answered a while, its caches holding what the first '
         'read); recall against an exact search over the same stored vectors. "a sync": '
         f"maintained every {_n(data['maintain_every'])} rows written, as a long sync is, so "
@@ -241,6 +242,14 @@ def scale(results: Path) -> str:
         f"`bench/results/scale.json`: {when(data)}.",
     ]
     return "\n".join(lines)
+
+
+def _serves(data: dict) -> str:
+    """How many fresh processes served each row of the scale table."""
+    serves = data.get("serves", 1)
+    if serves == 1:
+        return "one process"
+    return f"the median of {serves} processes, RSS the largest"
 
 
 #: How bench/scale.py left a table's indexes, as the README says it (and in its order).
