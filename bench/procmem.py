@@ -62,6 +62,8 @@ class Phases:
     def __init__(self, first: str) -> None:
         self.peaks: dict[str, float] = {}
         self.rss_after: dict[str, float] = {}
+        #: every call of a wrapped function, in order: phase, RSS at entry and peak (MB)
+        self.calls: list[dict[str, object]] = []
         self.current = first
 
     def enter(self, name: str) -> None:
@@ -78,10 +80,13 @@ class Phases:
         def wrapped(*args, **kwargs):
             outer = self.current
             self.enter(name)
+            entry = status_mb("self", "VmRSS")
             try:
                 return original(*args, **kwargs)
             finally:
+                peak = status_mb()
                 self.enter(outer)
+                self.calls.append({"phase": name, "entry_mb": round(entry), "peak_mb": round(peak)})
 
         setattr(owner, attr, wrapped)
 
