@@ -66,12 +66,15 @@ class Phases:
         self.calls: list[dict[str, object]] = []
         self.current = first
 
-    def enter(self, name: str) -> None:
-        """End the current phase (record its peak) and begin ``name``."""
-        self.peaks[self.current] = max(self.peaks.get(self.current, 0.0), status_mb())
-        self.rss_after[self.current] = status_mb("self", "VmRSS")
+    def enter(self, name: str) -> tuple[float, float]:
+        """End the current phase (record its peak) and begin ``name``; returns the ended
+        phase's peak and the RSS at the switch (MB)."""
+        peak, rss = status_mb(), status_mb("self", "VmRSS")
+        self.peaks[self.current] = max(self.peaks.get(self.current, 0.0), peak)
+        self.rss_after[self.current] = rss
         Path("/proc/self/clear_refs").write_text("5")
         self.current = name
+        return peak, rss
 
     def wrap(self, owner: object, attr: str, name: str) -> None:
         """Make calls of ``owner.attr`` the phase ``name`` (the outer phase resumes after)."""
@@ -79,13 +82,11 @@ class Phases:
 
         def wrapped(*args, **kwargs):
             outer = self.current
-            self.enter(name)
-            entry = status_mb("self", "VmRSS")
+            _, entry = self.enter(name)
             try:
                 return original(*args, **kwargs)
             finally:
-                peak = status_mb()
-                self.enter(outer)
+                peak, _ = self.enter(outer)
                 self.calls.append({"phase": name, "entry_mb": round(entry), "peak_mb": round(peak)})
 
         setattr(owner, attr, wrapped)

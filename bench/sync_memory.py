@@ -12,10 +12,10 @@ over from a previous run), and reports:
 * ``total``: main + workers_sum, the whole process tree;
 * a timeline: the main process's RSS when 10 %, 25 %, 50 %, 75 % and 100 % of the files
   were done (a peak independent of the corpus shows as a flat line).
-* ``main_calls``: every maintenance step in order (compaction + index update, ANN build,
-  old versions dropped, summary, the rest of a maintenance), each with the RSS it began at
-  and its peak: which of a long sync's maintenances peaks, and whether by what it adds or
-  by what the process already held.
+* ``main_calls``: every call of a measured step in order (index creation, compaction +
+  index update, ANN build, old versions dropped, summary, the rest of a maintenance), each
+  with the RSS it began at and its peak: which of a long sync's maintenances peaks, and
+  whether by what it adds or by what the process already held.
 
 Runs: ``real x1`` embeds SciFact with the offline test model (the absolute figure).
 Embedding 10x SciFact (~220k chunks) would take over an hour on this 2-core machine, so
