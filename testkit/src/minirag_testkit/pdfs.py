@@ -34,14 +34,19 @@ def _page_stream(rows: Sequence[Row]) -> bytes:
     return "\n".join(shown).encode("latin-1")
 
 
-def table_pdf(pages: Sequence[Sequence[Row]]) -> bytes:
-    """A letter-size PDF with a real text layer: one page per entry, each row a line."""
+def table_pdf(pages: Sequence[Sequence[Row]], *, font_box: bool = True) -> bytes:
+    """A letter-size PDF with a real text layer: one page per entry, each row a line.
+    ``font_box`` False: the font's descriptor lacks its FontBBox, as in many real PDFs
+    (Google Docs exports among them), which pdfminer warns about on every page."""
     count = len(pages)
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
     bodies = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+        if font_box  # pdfminer has Helvetica's metrics built in: another name, to be read
+        else b"<< /Type /Font /Subtype /Type1 /BaseFont /Arimo /Encoding /WinAnsiEncoding "
+        b"/FontDescriptor << /Type /FontDescriptor /FontName /Arimo /Flags 32 >> >>",
     ]
     for number, rows in enumerate(pages):
         stream = _page_stream(rows)

@@ -9,6 +9,7 @@ they made 8.5% of all chunks while carrying no searchable words.
 from __future__ import annotations
 
 import io
+import logging
 import re
 import threading
 from dataclasses import dataclass
@@ -25,6 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["Converted", "finish", "markitdown_convert", "strip_data_images"]
 
 _DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
+
+#: The loggers of the parsers under markitdown whose warnings speak to their developers
+#: (pdfminer's "Could not get FontBBox from font descriptor" on many real PDFs): nobody
+#: indexing a folder can act on them, and a sync printed them among its own lines. Their
+#: errors still show; a level the user set on one of them stays.
+QUIET_LOGGERS = ("pdfminer",)
 
 _markitdown: MarkItDown | None = None
 _markitdown_lock = threading.Lock()
@@ -47,6 +54,10 @@ def _engine() -> MarkItDown:
     with _markitdown_lock:
         if _markitdown is None:
             from markitdown import MarkItDown
+
+            for name in QUIET_LOGGERS:
+                if (logger := logging.getLogger(name)).level == logging.NOTSET:
+                    logger.setLevel(logging.ERROR)
 
             _markitdown = MarkItDown(enable_plugins=False)
         return _markitdown

@@ -16,11 +16,16 @@ page 1 without looking.
 
 Without the add-on a PDF with no text on any page is refused with the install command; a
 PDF whose text layer is merely short is kept as it is.
+
+When markitdown reads no text at all from a PDF that has text layers (pdfminer, under
+markitdown, finds no page in some files pdfium reads, e.g. a download with bytes before
+its ``%PDF`` header), the text layers stand in for its output, page by page.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,7 +46,7 @@ if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.convert.engine import Converted
 
-__all__ = ["anchor_pages", "convert_pdf", "split_pages", "text_layers"]
+__all__ = ["anchor_pages", "convert_pdf", "layers_as_pages", "split_pages", "text_layers"]
 
 log = logging.getLogger("minirag_store.convert.pdf")
 # pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
@@ -77,6 +82,8 @@ def convert_pdf(path: Path, config: Config) -> Converted:
 
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
+    if not text.strip():
+        text = layers_as_pages(path)
     pages, engine = _route(path, text, config)
     # Pictures go page by page, so the page marks hold in the final text.
     markdown, marks = join_pages((i, strip_data_images(page)) for i, page in pages)
@@ -115,6 +122,23 @@ def text_layers(path: Path) -> list[str] | None:
         finally:
             if pdf is not None:
                 pdf.close()
+
+
+#: How pdfium's text stands for a hyphen it found at a line's end inside a word (the line
+#: break itself already removed): U+0002 from the bounded call, U+FFFE from the range one.
+_SOFT_HYPHEN = re.compile("[\x02\ufffe]")
+
+
+def layers_as_pages(path: Path) -> str:
+    """The text layers of a PDF in the shape of markitdown's pdfminer route (each page
+    followed by a form feed), for a PDF markitdown read nothing from; "" when they hold
+    no text either (a scan) or pdfium cannot read the file. Words pdfium found split
+    over two lines are whole again, so a keyword search finds them."""
+    layers = text_layers(path) or []
+    if not any(_chars(layer) for layer in layers):
+        return ""
+    log.info("%s: markitdown read no text; indexing the PDF's text layers", path)
+    return "".join(_SOFT_HYPHEN.sub("", layer.replace("\r\n", "\n")) + "\f" for layer in layers)
 
 
 def _pages(path: Path, text: str, layers: list[str] | None = None) -> Pages:
