@@ -28,10 +28,11 @@ __all__ = ["Converted", "finish", "markitdown_convert", "strip_data_images"]
 _DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
 
 #: The loggers of the parsers under markitdown whose warnings speak to their developers
-#: (pdfminer's "Could not get FontBBox from font descriptor" on many real PDFs): nobody
-#: indexing a folder can act on them, and a sync printed them among its own lines. Their
-#: errors still show; a level the user set on one of them stays.
-QUIET_LOGGERS = ("pdfminer",)
+#: (pdfminer's "Could not get FontBBox from font descriptor" on many real PDFs; bs4's
+#: "Some characters could not be decoded" on a .docx with an empty body, naming no file):
+#: nobody indexing a folder can act on them, and a sync printed them among its own lines.
+#: Their errors still show; a level the user set on one of them stays.
+QUIET_LOGGERS = ("pdfminer", "bs4")
 
 _markitdown: MarkItDown | None = None
 _markitdown_lock = threading.Lock()
