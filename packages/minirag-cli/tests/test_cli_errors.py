@@ -127,3 +127,13 @@ def test_ctrl_c_is_one_line_and_status_130(invoke, monkeypatch, tmp_path):
     ran = invoke("sync", "--base-dir", str(tmp_path))
     assert ran.code == 130
     assert ran.stderr == "error: interrupted\n"
+
+
+def test_help_lists_each_command_in_flowing_sentences(invoke):
+    """``minirag-cli --help`` on a wide terminal (200 columns): a command whose summary
+    spans lines of its docstring reads as one sentence, not broken where the source wraps."""
+    ran = invoke("--help")
+    assert ran.code == 0
+    rows = [line.strip("│ ") for line in ran.stdout.splitlines()]
+    (watch,) = [row for row in rows if row.startswith("watch ")]
+    assert "until Ctrl-C: a full sync first, then each change ~2 s after it settles" in watch

@@ -29,6 +29,9 @@ app = typer.Typer(
     help="Index, sync and search your documents from the terminal (the same index the "
     "minirag MCP server uses). Configuration options go after the subcommand.",
     no_args_is_help=True,
+    # markdown: a docstring's lines flow into one paragraph (typer's "rich" mode keeps its
+    # line breaks, so the command list broke summaries where the source wraps)
+    rich_markup_mode="markdown",
     pretty_exceptions_enable=False,  # the guarded group prints one line instead
     context_settings={"help_option_names": ["-h", "--help"]},
 )
