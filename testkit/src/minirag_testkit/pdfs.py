@@ -44,9 +44,12 @@ def table_pdf(pages: Sequence[Sequence[Row]], *, font_box: bool = True) -> bytes
         b"<< /Type /Catalog /Pages 2 0 R >>",
         f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-        if font_box  # pdfminer has Helvetica's metrics built in: another name, to be read
+        if font_box  # pdfminer knows Helvetica's metrics, so another name; its widths given, or
+        # the pdfminer of the lowest resolution (.ci/run) puts each letter on a line of its own
         else b"<< /Type /Font /Subtype /Type1 /BaseFont /Arimo /Encoding /WinAnsiEncoding "
-        b"/FontDescriptor << /Type /FontDescriptor /FontName /Arimo /Flags 32 >> >>",
+        b"/FirstChar 32 /LastChar 126 /Widths [%s] "
+        b"/FontDescriptor << /Type /FontDescriptor /FontName /Arimo /Flags 32 >> >>"
+        % b" ".join([b"556"] * 95),
     ]
     for number, rows in enumerate(pages):
         stream = _page_stream(rows)
