@@ -1,6 +1,7 @@
 """Every subcommand through typer's runner against a real index (real LanceDB, real
 markitdown, the offline model): its ``--json`` equals what the store's Index returns for
-the same index, its human output reads right, relative paths resolve against the cwd."""
+the same index, its human output reads right, relative paths resolve against the cwd (or,
+from outside the roots, against the root they are shown relative to)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,28 @@ def test_read_relative_path_prints_the_markdown(invoke, built, same_index, monke
     assert ran.stdout == expected["text"] + "\n"
     assert "raises a connection timeout error" in ran.stdout
     assert invoke("read", "timeouts.md", "--json", *built["flags"]).json() == expected
+
+
+def test_paths_as_shown_work_from_another_folder(invoke, built, same_index, tmp_path, monkeypatch):
+    """``query`` and ``list`` show a file's path relative to its root; typed back from a
+    folder outside the roots, that path reads, scopes and finds neighbours the same."""
+    monkeypatch.chdir(tmp_path)
+    shown = invoke("list", *built["flags"]).stdout
+    assert " notes/timeouts.md " in shown
+    read = invoke("read", "notes/timeouts.md", "--json", *built["flags"])
+    assert read.code == 0, read.stderr
+    assert read.json() == same_index.read_file(str(built["files"]["timeouts"]))
+    args = ["--file-path", "guide.md", "--chunk-index", "2", "--before", "1", "--after", "1"]
+    near = invoke("read-neighbors", *args, "--json", *built["flags"])
+    assert near.code == 0, near.stderr
+    assert near.json() == same_index.read_chunk_neighbors(str(built["files"]["guide"]), 2, 1, 1)
+    scoped = invoke("query", "eggs and flour", "--scope", "recipes", "--json", *built["flags"])
+    assert {hit["source"] for hit in scoped.json()["results"]} == {str(built["files"]["pancakes"])}
+    listed = invoke("list", "--scope", "notes", "--json", *built["flags"])
+    assert [row["displayPath"] for row in listed.json()["files"]] == ["notes/timeouts.md"]
+    # a path under no root from here nor there is still refused, naming the roots' file
+    missing = invoke("read", "notes/nothing-here.md", *built["flags"])
+    assert missing.code == 1 and "nothing-here.md" in missing.stderr
 
 
 def test_read_unknown_source_fails(invoke, built):

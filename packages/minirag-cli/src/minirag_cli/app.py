@@ -19,6 +19,7 @@ from minirag_cli.options import Shared, absolute, resolve_scopes, with_shared
 from minirag_cli.progress import progress_bar, wants_bar
 
 if TYPE_CHECKING:
+    from minirag_store import Index
     from minirag_store.results import JobStatus
 
 __all__ = ["app", "main"]
@@ -92,9 +93,9 @@ def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
         fail(f"{failed} file{'s' if failed != 1 else ''} could not be ingested (see warn lines)")
 
 
-def _file_path(path: str | None) -> str | None:
-    """A file path given on the command line, made absolute against the current folder."""
-    return None if path is None else absolute(path)
+def _file_path(path: str | None, index: Index) -> str | None:
+    """A file path given on the command line, made absolute (:func:`absolute`)."""
+    return None if path is None else absolute(path, index.config.roots)
 
 
 @app.command()
@@ -106,7 +107,8 @@ def ingest(
 ) -> None:
     """Ingest files and folders, re-ingesting what is already indexed."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "ingest") as cb:
-        job = index.ingest_paths([absolute(p) for p in paths], progress=cb)
+        roots = index.config.roots
+        job = index.ingest_paths([absolute(p, roots) for p in paths], progress=cb)
     _finish_job(job, shared, "ingest")
 
 
@@ -155,7 +157,7 @@ def sync(
     """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
         where = ray_address or ("" if ray else None)  # "": RAG_RAY_ADDRESS or a local runtime
-        job = index.sync(absolute(path) if path is not None else None, progress=cb, ray=where)
+        job = index.sync(_file_path(path, index), progress=cb, ray=where)
     _finish_job(job, shared, "sync")
 
 
@@ -192,7 +194,8 @@ def query(
     for the same index and settings when there is one: it has the model warm)."""
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
     with shared.open_index(resident=False) as index:
-        result = index.query(text, top_k=top_k, scope=resolve_scopes(scope), ask_server=True)
+        scopes = resolve_scopes(scope, index.config.roots)
+        result = index.query(text, top_k=top_k, scope=scopes, ask_server=True)
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):
         warn(result.get("notice", ""))
@@ -212,7 +215,7 @@ def read_neighbors(
     """Read the chunks around a search hit, for context."""
     with shared.open_index() as index:
         result = index.read_chunk_neighbors(
-            source, chunk_index, before, after, file_path=_file_path(file_path)
+            source, chunk_index, before, after, file_path=_file_path(file_path, index)
         )
     _emit(shared, result, render.show_neighbors)
 
@@ -240,7 +243,7 @@ def read(
     RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
     with shared.open_index() as index:
         result = index.read_file(
-            source, file_path=_file_path(path), from_chunk=from_chunk, page=page, slide=slide
+            source, file_path=_file_path(path, index), from_chunk=from_chunk, page=page, slide=slide
         )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
@@ -258,7 +261,7 @@ def list_files(
 ) -> None:
     """List the files under the roots with their state, plus data and URL sources."""
     with shared.open_index() as index:
-        result = index.list_files(resolve_scopes(scope))
+        result = index.list_files(resolve_scopes(scope, index.config.roots))
     _emit(shared, result, tables.show_list)
     for message in result.get("warnings", []):
         warn(message)
@@ -283,7 +286,7 @@ def delete(
 ) -> None:
     """Remove a document from the index (the file on disk is untouched)."""
     with shared.open_index() as index:
-        result = index.delete_file(source, file_path=_file_path(path))
+        result = index.delete_file(source, file_path=_file_path(path, index))
     _emit(shared, result, render.show_deleted)
 
 

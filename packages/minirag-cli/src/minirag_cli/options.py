@@ -131,22 +131,37 @@ def with_shared(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def absolute(path: str) -> str:
-    """A CLI path made absolute against the current folder (``~`` expanded).
+def absolute(path: str, roots: Sequence[Path] = ()) -> str:
+    """A CLI path made absolute: against the current folder, or, when that lands under no
+    root of ``roots``, against the one root it names something under (``~`` expanded).
 
-    Kept lexical (no symlink resolution) so the store sees the path the person typed.
+    Why the second: ``query``, ``read`` and ``list`` show a file's path relative to its
+    root, so that path has to work when typed back from another folder. A path found under
+    several roots stays the current folder's (the store's error then lists the roots); with
+    one root, the path is taken from it even when nothing is there (``delete`` of a file
+    gone from disk). Kept lexical (no symlink resolution) so the store sees the path the
+    person typed.
     """
-    return os.path.normpath(Path.cwd() / Path(path).expanduser())
+    typed = Path(path).expanduser()
+    here = Path(os.path.normpath(Path.cwd() / typed))
+    if typed.is_absolute() or not roots or any(here.is_relative_to(r) for r in roots):
+        return str(here)
+    under = [root / typed for root in roots]
+    found = [p for p in under if p.exists()] or under
+    return os.path.normpath(found[0]) if len(found) == 1 else str(here)
 
 
-def resolve_scopes(scopes: Sequence[str] | None) -> list[str] | None:
-    """``--scope`` values: a relative path that exists becomes absolute; anything else
-    (a data or URL source id prefix) is passed on unchanged."""
+def resolve_scopes(scopes: Sequence[str] | None, roots: Sequence[Path] = ()) -> list[str] | None:
+    """``--scope`` values: a relative path that exists, from the current folder or under
+    one of ``roots`` (as :func:`absolute` takes it), becomes absolute; anything else (a data
+    or URL source id prefix) is passed on unchanged."""
     if not scopes:
         return None
     out: list[str] = []
     for scope in scopes:
         candidate = Path(scope).expanduser()
-        is_path = candidate.is_absolute() or (Path.cwd() / candidate).exists()
-        out.append(absolute(scope) if is_path else scope)
+        is_path = candidate.is_absolute() or any(
+            (base / candidate).exists() for base in (Path.cwd(), *roots)
+        )
+        out.append(absolute(scope, roots) if is_path else scope)
     return out
