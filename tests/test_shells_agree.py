@@ -204,3 +204,45 @@ def test_leaving_the_defaults_out_reads_the_same_in_both_shells(shells: Shells):
     assert [c["chunkIndex"] for c in expected["chunks"]] == list(span)
     _, _, hits = shells.mcp("query_documents", {"query": "valve procedure"})
     assert len(hits["results"]) == min(TOP_K.default, shells.index.table().counts()[0])
+
+
+def _keys(value: Any, at: str = "") -> set[str]:
+    """Every key path of a JSON value (``results[].locator.page``), values left out."""
+    if isinstance(value, dict):
+        out = set()
+        for key, item in value.items():
+            out |= {f"{at}.{key}"} | _keys(item, f"{at}.{key}")
+        return out
+    if isinstance(value, list):
+        return set().union(*(_keys(item, f"{at}[]") for item in value))
+    return set()
+
+
+def _json_pairs(path: str) -> dict[str, tuple[str, dict, list[str]]]:
+    """Each ``--json`` output with the MCP tool that answers the same: (tool, args, CLI args)."""
+    return {
+        "status": ("status", {}, ["status"]),
+        "query": ("query_documents", {"query": "valve procedure"}, ["query", "valve procedure"]),
+        "read": ("read_file", {"filePath": path}, ["read", path]),
+        "neighbours": (
+            "read_chunk_neighbors",
+            {"filePath": path, "chunkIndex": 1},
+            ["read-neighbors", "--file-path", path, "--chunk-index", "1"],
+        ),
+        "list": ("list_files", {}, ["list"]),
+    }
+
+
+@pytest.mark.parametrize("output", list(_json_pairs("/x")))
+def test_every_json_output_has_its_tools_keys(shells: Shells, output: str):
+    """A script written against one shell's JSON reads the other's: the same key set (a
+    field with no meaning for a shell is ``null`` there, never missing)."""
+    tool, tool_args, cli_args = _json_pairs(shells.path)[output]
+    is_error, text, from_mcp = shells.mcp(tool, tool_args)
+    assert not is_error, text
+    code, stdout, stderr = shells.cli(*cli_args, "--json")
+    assert code == 0, stderr
+    from_cli = json.loads(stdout)
+    assert _keys(from_cli) == _keys(from_mcp)
+    if output == "status":  # the CLI serves nothing: what only a server knows is null
+        assert from_cli["transport"] is from_cli["bindAddress"] is None

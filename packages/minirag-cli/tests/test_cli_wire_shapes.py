@@ -187,6 +187,7 @@ def test_status(indexed, invoke):
     assert shape(status) == snapshot(
         {
             "version": "string",
+            "configError": "null",
             "roots": ["string"],
             "dbPath": "string",
             "cacheDir": "string",
@@ -204,10 +205,18 @@ def test_status(indexed, invoke):
             "chunkScheme": "number",
             "watch": "string",
             "watchMode": "string",
+            "schemeWarning": "null",
+            "indexError": "null",
             "ocr": "string",
             "chunkCount": "number",
             "sourceCount": "number",
             "staleChunkCount": "number",
+            "watchNote": "null",
+            "transport": "null",
+            "bindAddress": "null",
+            "authMode": "null",
+            "httpConfigError": "null",
+            "instructionsTruncated": "null",
         }
     )
 

@@ -38,7 +38,7 @@ async def test_the_server_indexes_what_changes_without_a_sync(corpus_env):
             while structured(await client.call_tool("status", {}))["sourceCount"] < len(CORPUS):
                 await anyio.sleep(0.2)
         status = structured(await client.call_tool("status", {}))
-        assert status["watchMode"] == "notify" and "watchNote" not in status
+        assert status["watchMode"] == "notify" and status["watchNote"] is None
 
         kiwis = root / "notes" / "kiwis.md"
         kiwis.write_text("# Kiwis\n\nThe kiwi crates ship from dock nine.\n", encoding="utf-8")

@@ -232,6 +232,7 @@ async def test_status(synced):
     assert shape(status) == snapshot(
         {
             "version": "string",
+            "configError": "null",
             "roots": ["string"],
             "dbPath": "string",
             "cacheDir": "string",
@@ -249,9 +250,17 @@ async def test_status(synced):
             "chunkScheme": "number",
             "watch": "string",
             "watchMode": "string",
+            "schemeWarning": "null",
+            "indexError": "null",
             "ocr": "string",
             "chunkCount": "number",
             "sourceCount": "number",
             "staleChunkCount": "number",
+            "watchNote": "null",
+            "transport": "null",
+            "bindAddress": "null",
+            "authMode": "null",
+            "httpConfigError": "null",
+            "instructionsTruncated": "boolean",
         }
     )

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 from minirag_chunker import SCHEME_VERSION
 from minirag_store import Index
+from minirag_store.status import STATUS_FIELDS
 
 
 def test_broken_config_gives_version_and_error(tmp_path):
     index = Index.open({"BASE_DIR": str(tmp_path / "missing")})
     status = index.status()
-    assert set(status) == {"version", "configError"}
+    assert {key for key, value in status.items() if value is not None} == {"version", "configError"}
+    assert list(status) == list(STATUS_FIELDS)  # every field, null where it has no value
     assert "does not exist" in status["configError"]
 
 
@@ -18,11 +20,11 @@ def test_fresh_index_reports_config_and_zero_counts(make_index):
     status = make_index(RAG_HYBRID_WEIGHT="0.3", RAG_OCR_LANG="en").status()
     assert status["chunkCount"] == 0 and status["sourceCount"] == 0
     assert status["staleChunkCount"] == 0
-    assert "schemeWarning" not in status
+    assert status["schemeWarning"] is None
     assert status["hybridWeight"] == 0.3
     assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert status["chunkScheme"] == SCHEME_VERSION
-    assert status["ocr"] and ("ocrHint" in status) == (status["ocr"] == "unavailable")
+    assert status["ocr"] and (status["ocrHint"] is not None) == (status["ocr"] == "unavailable")
 
 
 def _older_scheme_row(index, source: str, source_type: str) -> tuple[dict, np.ndarray]:

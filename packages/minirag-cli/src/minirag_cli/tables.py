@@ -50,6 +50,9 @@ _STATUS_LABELS = {
     "watchMode": "watching here",
     "watchNote": "why it polls",
 }
+#: settings whose ``None`` means something a person should see ("unset"); any other field
+#: that is ``None`` (no warning, a server's transport) is left out of the table.
+_UNSET_SHOWN = frozenset({"modelPath", "grouping", "maxDistance", "maxFiles"})
 _PROBLEMS = frozenset({"configError", "indexError"})
 _WARNINGS = frozenset({"schemeWarning", "ocrHint"})
 
@@ -109,7 +112,7 @@ def show_status(result: StatusResult) -> None:
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    data: dict[str, Any] = dict(result)
+    data = {k: v for k, v in result.items() if v is not None or k in _UNSET_SHOWN}
     keys = [k for k in _STATUS_LABELS if k in data] + [k for k in data if k not in _STATUS_LABELS]
     for key in keys:
         style = "bold red" if key in _PROBLEMS else "yellow" if key in _WARNINGS else None

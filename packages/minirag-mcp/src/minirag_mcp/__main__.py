@@ -87,8 +87,7 @@ def _status(index: Index, serving: Serving) -> int:
     from minirag_mcp.instructions import instructions_for
 
     result = {**index.status(), **serving}
-    if instructions_for(index).truncated:
-        result["instructionsTruncated"] = True
+    result["instructionsTruncated"] = instructions_for(index).truncated
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 
 from minirag_store.errors import ConfigError
 
-# typing_extensions, not typing: McpStatus merges this with the store's StatusResult, and
-# pydantic rejects typing.TypedDict on Python < 3.12.
+# typing_extensions, not typing, as the store's results: pydantic rejects typing.TypedDict
+# on Python < 3.12 wherever one reaches a tool's output schema.
 from typing_extensions import TypedDict
 
 __all__ = [

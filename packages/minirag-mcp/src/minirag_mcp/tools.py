@@ -9,7 +9,7 @@ bounds for clients to read, but do not enforce them: the store checks every valu
 refuses with the same message the CLI prints (pydantic would word it differently).
 """
 
-# ruff: noqa: N803, N815 - camelCase names are the published MCP interface
+# ruff: noqa: N803 - camelCase names are the published MCP interface
 
 from __future__ import annotations
 
@@ -40,14 +40,7 @@ from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
 from minirag_mcp.progress import progress_token, watch_job
 from minirag_mcp.schemas import with_inlined_schemas
 
-__all__ = ["McpStatus", "register_tools"]
-
-
-class McpStatus(StatusResult, Serving, total=False):
-    """``status`` plus what only the MCP shell knows: the transport fields of
-    :class:`~minirag_mcp.auth.Serving` (transport, bind address, auth mode; no secret)."""
-
-    instructionsTruncated: bool  # RAG_INSTRUCTIONS_APPEND was cut to fit the 2,048-char budget
+__all__ = ["register_tools"]
 
 
 FilePath = Annotated[
@@ -282,8 +275,8 @@ def _register_admin(
         return await call_store(lambda: index.delete_file(source, file_path=filePath))
 
     @_tool(mcp, "status", read_only=True)
-    async def status() -> McpStatus:
-        result: McpStatus = {**await call_store(index.status), **serving}
-        if instructions_truncated:
-            result["instructionsTruncated"] = True
+    async def status() -> StatusResult:
+        # the store's report has every field; the server fills in what only it knows
+        result: StatusResult = {**await call_store(index.status), **serving}
+        result["instructionsTruncated"] = instructions_truncated
         return result

@@ -257,37 +257,46 @@ class SyncStarted(TypedDict):
 
 
 class StatusResult(TypedDict, total=False):
-    """``status``. With a broken configuration only ``version`` and ``configError``."""
+    """``status``: every field always present, ``None`` where it has no value or no meaning
+    (:func:`minirag_store.status.build_status` fills them), so ``minirag-cli status --json``
+    and the MCP ``status`` tool have one key set. With a broken configuration only
+    ``version`` and ``configError`` have values."""
 
     version: str
-    configError: str
-    roots: list[str]
-    dbPath: str
-    cacheDir: str
-    model: str
+    configError: str | None
+    roots: list[str] | None
+    dbPath: str | None
+    cacheDir: str | None
+    model: str | None
     modelPath: str | None
-    chunkTokenBudget: int
-    hybridWeight: float
-    fusion: str  # "mixture", "rrf" or "score" (RAG_FUSION)
+    chunkTokenBudget: int | None
+    hybridWeight: float | None
+    fusion: str | None  # "mixture", "rrf" or "score" (RAG_FUSION)
     grouping: str | None
     maxDistance: float | None
     maxFiles: int | None
-    maxFileSize: int
-    maxResponseTokens: int  # RAG_MAX_RESPONSE_TOKENS
-    chunkScheme: int
-    chunkCount: int
-    sourceCount: int
-    staleChunkCount: int
-    schemeWarning: str
-    indexError: str
-    ocr: str  # engine names joined by ", ", or "unavailable"
-    ocrHint: str  # what to install: the OCR add-on, or a language pack RAG_OCR_LANG needs
-    ocrLang: str
-    watch: str  # RAG_WATCH: "on", "poll" or "off"
+    maxFileSize: int | None
+    maxResponseTokens: int | None  # RAG_MAX_RESPONSE_TOKENS
+    chunkScheme: int | None
+    chunkCount: int | None
+    sourceCount: int | None
+    staleChunkCount: int | None
+    schemeWarning: str | None
+    indexError: str | None
+    ocr: str | None  # engine names joined by ", ", or "unavailable"
+    ocrHint: str | None  # what to install: the OCR add-on, or a language pack RAG_OCR_LANG needs
+    ocrLang: str | None
+    watch: str | None  # RAG_WATCH: "on", "poll" or "off"
     # how this process follows the files: "notify" (OS notifications), "poll" (a cheap
     # full sync every RAG_WATCH_POLL_SECONDS), or "off" (no watcher runs in it)
-    watchMode: str
-    watchNote: str  # why it polls, when it does
+    watchMode: str | None
+    watchNote: str | None  # why it polls, when it does
+    # What only the MCP server knows (null from the CLI, which serves nothing):
+    transport: Literal["stdio", "http"] | None
+    bindAddress: str | None  # http only: host:port
+    authMode: str | None  # http only: how clients authenticate
+    httpConfigError: str | None  # ``minirag-mcp status`` only: why an http server would not start
+    instructionsTruncated: bool | None  # RAG_INSTRUCTIONS_APPEND was cut to fit 2,048 chars
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,20 @@ if TYPE_CHECKING:
     from minirag_store.index.summary import IndexSummary
     from minirag_store.service import Index
 
-__all__ = ["build_status"]
+__all__ = ["STATUS_FIELDS", "build_status"]
+
+#: Every field of a status report, in order: each shell's answer has all of them.
+STATUS_FIELDS: tuple[str, ...] = tuple(StatusResult.__annotations__)
 
 
 def build_status(index: Index) -> StatusResult:
-    """The status report of ``index``; never raises."""
+    """The status report of ``index``, every field of :data:`STATUS_FIELDS` present
+    (``None`` where it has no value); never raises."""
+    out = _status(index)
+    return {key: out.get(key) for key in STATUS_FIELDS}  # type: ignore[return-value]
+
+
+def _status(index: Index) -> StatusResult:
     from minirag_store.meta import version
 
     out: StatusResult = {"version": version()}
