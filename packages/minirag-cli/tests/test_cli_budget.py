@@ -80,3 +80,25 @@ def test_a_bad_budget_fails_commands_but_status_answers(run_cli, tmp_path: Path)
     status = run_cli("status", "--json", env=env)
     assert status.code == 0
     assert status.json()["configError"] == "RAG_MAX_RESPONSE_TOKENS must be at least 1000, got -5"
+
+
+def test_query_serves_top_k_without_a_budget(invoke, indexed):
+    """A terminal is not a model's context: every hit asked for comes back, untrimmed,
+    unless a budget is asked for (--max-tokens, or the variable set)."""
+    _, flags = indexed
+    query = ("query", "coolant inspection pump valve pressure", "--top-k", "40", "--json", *flags)
+    whole = invoke(*query)
+    assert whole.code == 0, whole.stderr
+    data = whole.json()
+    assert "trimmed" not in data and len(data["results"]) == 40
+    fitted = invoke(*query, "--max-tokens", "6000").json()  # what an MCP client gets
+    assert fitted["trimmed"]["maxTokens"] == 6000
+    assert len(fitted["results"]) < len(data["results"])
+    assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "6000"}).json() == fitted
+
+
+def test_a_max_tokens_too_small_is_refused(invoke, indexed):
+    _, flags = indexed
+    ran = invoke("query", "coolant", "--max-tokens", "500", *flags)
+    assert ran.code == 1
+    assert ran.stderr == "error: maxTokens must be 0 (no limit) or at least 1000, got 500\n"

@@ -215,3 +215,41 @@ def test_piped_list_never_folds_long_paths(run_cli, tmp_path):
         "0",
         f"a-rather-long-folder-name-for-quarterly-reports/2026/{name}",
     ]
+
+
+def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> int:
+    """Run the CLI with stdin, stdout and stderr on one pseudo-terminal; its exit code."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [str(CLI), *args], env=env, stdin=follower, stdout=follower, stderr=follower
+    )
+    os.close(follower)
+
+    def drain() -> None:  # a terminal that nobody reads would block the child
+        while True:
+            try:
+                if not os.read(leader, 4096):
+                    return
+            except OSError:  # EIO: the child closed its end
+                return
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    code = proc.wait(timeout=240)
+    reader.join(timeout=10)
+    os.close(leader)
+    return code
+
+
+def test_query_pages_on_a_terminal_and_never_when_piped(run_cli, built, cli_env, tmp_path):
+    """Like git log: a terminal gets the answer through $PAGER; a pipe gets it directly."""
+    paged = tmp_path / "paged.txt"
+    env = {**cli_env, "PAGER": f"cat > {paged}"}
+    args = ["query", "connection timeout", *built["flags"]]
+    assert _run_on_a_terminal(args, env) == 0
+    shown = paged.read_text(encoding="utf-8")
+    assert "timeouts.md" in shown and "Sources:" in shown
+    paged.unlink()
+    piped = run_cli(*args, env={"PAGER": f"cat > {paged}"})
+    assert piped.code == 0 and "timeouts.md" in piped.stdout
+    assert not paged.exists()

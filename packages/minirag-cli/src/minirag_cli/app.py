@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
+from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
@@ -44,6 +45,11 @@ _TOP_K_HELP = (
     f"Hits to return (at least {TOP_K.minimum}; more than {TOP_K.maximum} gives {TOP_K.maximum})."
 )
 _SPAN = f"({NEIGHBORS.minimum}-{NEIGHBORS.maximum})"
+_MAX_TOKENS_HELP = (
+    "Fit the answer to this many tokens, as the MCP server fits what it gives a model "
+    f"(at least {MIN_MAX_RESPONSE_TOKENS}). Default: no limit, every hit asked for, unless "
+    "RAG_MAX_RESPONSE_TOKENS is set."
+)
 
 
 def _version(value: bool) -> None:
@@ -72,11 +78,13 @@ def _root(
 
 
 def _emit(shared: Shared, result: Any, human: Callable[[Any], None]) -> None:
-    """``--json``: the result dict itself; otherwise its human rendering."""
+    """``--json``: the result dict itself; otherwise its human rendering, through the
+    pager on a terminal (:func:`render.paged`)."""
     if shared.json:
         render.emit_json(result)
     else:
-        human(result)
+        with render.paged():
+            human(result)
 
 
 def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
@@ -187,15 +195,26 @@ def query(
         list[str] | None,
         typer.Option(help="Only under this folder/file or source-id prefix; repeatable."),
     ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help=_MAX_TOKENS_HELP)] = None,
     *,
     shared: Shared,
 ) -> None:
-    """Hybrid search: meaning plus exact words (answered by a running minirag-mcp server
-    for the same index and settings when there is one: it has the model warm)."""
+    """Hybrid search: meaning plus exact words. Returns every hit asked for (--top-k): a
+    terminal is not a model's context, so no token budget applies unless you ask for one
+    (--max-tokens, or RAG_MAX_RESPONSE_TOKENS set). Long output goes through your pager
+    on a terminal (PAGER; `| cat` or a redirect prints straight). Answered by a running
+    minirag-mcp server for the same index and settings when there is one (its model is
+    warm)."""
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
     with shared.open_index(resident=False) as index:
         scopes = resolve_scopes(scope, index.config.roots)
-        result = index.query(text, top_k=top_k, scope=scopes, ask_server=True)
+        if max_tokens is None:  # the variable, when set, is a budget the user asked for
+            max_tokens = (
+                index.config.max_response_tokens if index.config.max_response_tokens_set else 0
+            )
+        result = index.query(
+            text, top_k=top_k, scope=scopes, max_tokens=max_tokens, ask_server=True
+        )
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):
         warn(result.get("notice", ""))

@@ -7,12 +7,16 @@ Styling goes through rich, which drops colour when stdout is not a terminal and 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import shlex
+import sys
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -37,6 +41,7 @@ __all__ = [
     "console",
     "emit_json",
     "emit_json_line",
+    "paged",
     "read_on",
     "show_deleted",
     "show_ingested",
@@ -65,18 +70,53 @@ def emit_json_line(result: Mapping[str, Any]) -> None:
 _PIPE_WIDTH = 4096
 
 
+#: Set while :func:`paged` gathers a command's output for the pager: what consoles write to.
+_PAGE: ContextVar[io.StringIO | None] = ContextVar("page", default=None)
+
+
 def console() -> Console:
     """A stdout console: no markup parsing (paths hold ``[``), no auto-highlighting.
 
     On a terminal it fits the terminal; piped, lines are as long as their content
-    (``COLUMNS`` still wins when set).
+    (``COLUMNS`` still wins when set). Inside :func:`paged` it writes to the page, styled
+    and as wide as the terminal the pager shows it on.
     """
     from rich.console import Console
 
+    page = _PAGE.get()
+    if page is not None:
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+        return Console(
+            file=page, force_terminal=True, width=width, markup=False, highlight=False, emoji=False
+        )
     out = Console(markup=False, highlight=False, emoji=False)
     if not out.is_terminal and not os.environ.get("COLUMNS"):
         out.width = _PIPE_WIDTH
     return out
+
+
+@contextlib.contextmanager
+def paged() -> Iterator[None]:
+    """Send what is printed inside through the user's pager when stdin and stdout are a
+    terminal, as ``git log`` does: ``$PAGER`` (``less`` when unset) with ``LESS=FRX``
+    unless ``LESS`` is set, so a page that fits the screen is just printed, colours kept.
+    Piped or redirected, output goes straight out, never through a pager."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        yield
+        return
+    import pydoc
+
+    page = io.StringIO()
+    token = _PAGE.set(page)
+    try:
+        with contextlib.redirect_stdout(page):  # typer.echo's lines join the page too
+            yield
+    finally:
+        _PAGE.reset(token)
+        os.environ.setdefault("LESS", "FRX")
+        pydoc.pager(page.getvalue())
 
 
 def _plural(n: int, word: str) -> str:

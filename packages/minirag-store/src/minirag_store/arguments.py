@@ -22,6 +22,7 @@ __all__ = [
     "Bound",
     "check_chunk_index",
     "check_from_chunk",
+    "check_max_tokens",
     "check_neighbors",
     "check_place",
     "check_top_k",
@@ -63,6 +64,19 @@ def _whole(name: str, value: object, minimum: int) -> int:
 def check_top_k(top_k: object) -> int:
     """``topK`` as searched: refused below :data:`TOP_K` ``.minimum``, capped at its maximum."""
     return min(_whole("topK", top_k, TOP_K.minimum), TOP_K.maximum)
+
+
+def check_max_tokens(max_tokens: object) -> int:
+    """A query's own token budget (the CLI's ``--max-tokens``): 0 for none, else at least
+    the smallest RAG_MAX_RESPONSE_TOKENS allows (an answer must hold one hit)."""
+    from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
+
+    tokens = _whole("maxTokens", max_tokens, 0)
+    if 0 < tokens < MIN_MAX_RESPONSE_TOKENS:
+        raise InvalidArgumentError(
+            f"maxTokens must be 0 (no limit) or at least {MIN_MAX_RESPONSE_TOKENS}, got {tokens}"
+        )
+    return tokens
 
 
 def check_neighbors(name: str, value: object) -> int:

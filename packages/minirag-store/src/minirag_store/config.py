@@ -123,6 +123,8 @@ class Config:
     instructions_append: str | None = None
     allow_private_urls: bool = False
     max_response_tokens: int = DEFAULT_MAX_RESPONSE_TOKENS
+    #: RAG_MAX_RESPONSE_TOKENS was set: the CLI, which has no budget of its own, keeps it.
+    max_response_tokens_set: bool = False
     ann_min_chunks: int = DEFAULT_ANN_MIN_CHUNKS
     #: DB_PATH when it is an object-store URI (``s3://bucket/prefix``), else None.
     db_remote: str | None = None
@@ -375,6 +377,7 @@ def load_config(
         max_response_tokens=_int(
             env, "RAG_MAX_RESPONSE_TOKENS", DEFAULT_MAX_RESPONSE_TOKENS, MIN_MAX_RESPONSE_TOKENS
         ),
+        max_response_tokens_set=bool(env.get("RAG_MAX_RESPONSE_TOKENS", "").strip()),
         db_remote=db_remote,
         storage_options=options,
         secrets=secrets_of(env, options),

@@ -61,7 +61,15 @@ def fingerprint(config: Config) -> str:
 
     from minirag_store.meta import version
 
-    answering = replace(config, watch="", watch_poll_seconds=0, ray_address=None)
+    # the budget travels with each request (Index.query's max_tokens), not in the settings
+    answering = replace(
+        config,
+        watch="",
+        watch_poll_seconds=0,
+        ray_address=None,
+        max_response_tokens=0,
+        max_response_tokens_set=False,
+    )
     return hashlib.sha256(f"{version()}\n{answering!r}".encode()).hexdigest()
 
 
@@ -146,7 +154,10 @@ def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
                     raise ValueError("bad length")
                 request = json.loads(self.rfile.read(length))
                 result = index.query(
-                    str(request["query"]), top_k=int(request["topK"]), scope=request["scope"]
+                    str(request["query"]),
+                    top_k=int(request["topK"]),
+                    scope=request["scope"],
+                    max_tokens=int(request["maxTokens"]),
                 )
             # The caller falls back to its own process, which raises this error properly.
             except Exception as e:
@@ -169,10 +180,11 @@ def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
 
 
 def ask(
-    config: Config, query: str, top_k: int, scope: str | Sequence[str] | None
+    config: Config, query: str, top_k: int, scope: str | Sequence[str] | None, max_tokens: int
 ) -> QueryResult | None:
-    """The query's answer from a running server for this configuration, or None (no
-    server, another configuration, gone, refused, failed): then answer it yourself."""
+    """The query's answer from a running server for this configuration, fitted to
+    ``max_tokens`` (0: no limit), or None (no server, another configuration, gone,
+    refused, failed): then answer it yourself."""
     import http.client
 
     found = _announcement(config)
@@ -183,7 +195,7 @@ def ask(
         with contextlib.suppress(OSError):
             target.unlink()  # a killed server's leftover
         return None
-    body = json.dumps({"query": query, "topK": top_k, "scope": scope})
+    body = json.dumps({"query": query, "topK": top_k, "scope": scope, "maxTokens": max_tokens})
     connection = http.client.HTTPConnection(_HOST, port, timeout=_CONNECT_TIMEOUT_S)
     try:
         connection.connect()

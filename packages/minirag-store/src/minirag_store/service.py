@@ -341,29 +341,38 @@ class Index:
         top_k: int = TOP_K.default,
         scope: str | Sequence[str] | None = None,
         *,
+        max_tokens: int | None = None,
         ask_server: bool = False,
     ) -> QueryResult:
         """Hybrid search; see :func:`minirag_store.search.run_query`.
 
+        The answer fits ``max_tokens`` (:func:`minirag_store.budget.fit_query`): None for
+        RAG_MAX_RESPONSE_TOKENS (an MCP client's context), 0 for no limit (a terminal).
+
         ``ask_server``: first ask a running server for this same configuration (the CLI
         does; see :mod:`minirag_store.peer`), which has the index and model warm; when
-        there is none, or it does not answer, search here.
-
-        The answer fits RAG_MAX_RESPONSE_TOKENS (:func:`minirag_store.budget.fit_query`;
-        a server's answer was fitted there, to the same setting).
+        there is none, or it does not answer, search here. The server fits its answer to
+        the budget given here, not to its own setting.
         """
         self._check()
+        from minirag_store.arguments import check_max_tokens
+
+        budget = self.config.max_response_tokens if max_tokens is None else max_tokens
+        budget = check_max_tokens(budget)
         if ask_server:
             from minirag_store.peer import ask
 
-            answer = ask(self.config, query, top_k, scope)
+            answer = ask(self.config, query, top_k, scope, budget)
             if answer is not None:
                 return answer
-        from minirag_store.budget import fit_query
         from minirag_store.search import run_query
 
         result = run_query(self, query, top_k=top_k, scope=scope)
-        return fit_query(result, self.config.max_response_tokens, self.token_counter())
+        if not budget:
+            return result
+        from minirag_store.budget import fit_query
+
+        return fit_query(result, budget, self.token_counter())
 
     def read_chunk_neighbors(
         self,
