@@ -90,3 +90,21 @@ def test_no_index_folder_means_nothing_to_announce(make_index):
     index = make_index()
     assert not index.config.db_path.exists()
     assert peer.start_endpoint(index) is None
+
+
+def test_the_server_fits_its_answer_to_the_callers_budget(served, index_env, docs_root):
+    """The CLI asks for no budget (0) or its own; the server's setting does not decide."""
+    index, _ = served
+    for n in range(12):  # enough pump notes that 1,000 tokens cannot hold them all
+        (docs_root / f"pump-{n}.md").write_text(
+            f"# Pump {n}\n\n" + f"Pump {n} seals were replaced after the spring check. " * 8,
+            encoding="utf-8",
+        )
+    index.sync()
+    caller = Index.open(index_env)
+    answers = {b: peer.ask(caller.config, "pump seals", 100, None, b) for b in (0, 1000)}
+    assert "trimmed" not in answers[0] and answers[1000]["trimmed"]["maxTokens"] == 1000
+    for budget, answer in answers.items():
+        assert answer == json.loads(
+            json.dumps(index.query("pump seals", top_k=100, max_tokens=budget))
+        )
