@@ -36,6 +36,7 @@ from minirag_store import Index
 from minirag_store.config import FUSIONS
 from minirag_store.index.writer import Document, DocumentWriter
 from minirag_testkit import model_env
+from minirag_testkit.answers import hit_sources
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 from results_io import provenance, write_json
 
@@ -143,9 +144,7 @@ def rankers(index: Index) -> dict[str, Callable[[str], list[str]]]:
         return doc_order(r["source"] for r in table.keyword_search(text, FETCH_CHUNKS))
 
     def hybrid(fused: Index) -> Callable[[str], list[str]]:
-        return lambda text: doc_order(
-            h["source"] for h in fused.query(text, top_k=FETCH_CHUNKS)["results"]
-        )
+        return lambda text: doc_order(hit_sources(fused.query(text, top_k=FETCH_CHUNKS)))
 
     modes = {"vector": vector, "keyword": keyword}
     for fusion in FUSIONS:

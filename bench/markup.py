@@ -168,12 +168,13 @@ def ask(index, path: Path, query: str) -> dict:
     want = visible(query)
     rank = found = in_chunk = None
     for i, hit in enumerate(result["results"], 1):
-        if hit["source"] != str(path):
+        if result["sources"][hit["src"]]["source"] != str(path):
             continue
         rank = rank or i
         if in_chunk is None and want in visible(hit["text"]):
             in_chunk = i
-        passage = hit["text"] + "\n" + result["parents"].get(hit["parentId"] or "", "")
+        section = result["parents"][hit["parent"]] if "parent" in hit else ""
+        passage = hit["text"] + "\n" + section
         if found is None and want in visible(passage):
             found = i
     return {"file_rank": rank, "found_rank": found, "chunk_rank": in_chunk}

@@ -27,6 +27,7 @@ from minirag_store import Index
 from minirag_store.index.writer import Document, DocumentWriter
 from minirag_store.ingest.workers import file_digest
 from minirag_testkit import model_env
+from minirag_testkit.answers import hit_sources
 from results_io import provenance, write_json
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir_scifact"
@@ -174,11 +175,9 @@ def evaluate(index: Index, queries: dict, qrels: dict) -> dict[str, float]:
         c2 = time.process_time()
         embed_cpu += c1 - c0
         search_cpu += (c2 - c1) - (c1 - c0)
-        totals["hybrid"] += ndcg10(doc_order([h["source"] for h in result["results"]]), qrels[qid])
-        other = scored.query(text, top_k=FETCH_CHUNKS)["results"]
-        totals["hybrid, RAG_FUSION=score"] += ndcg10(
-            doc_order([h["source"] for h in other]), qrels[qid]
-        )
+        totals["hybrid"] += ndcg10(doc_order(hit_sources(result)), qrels[qid])
+        other = scored.query(text, top_k=FETCH_CHUNKS)
+        totals["hybrid, RAG_FUSION=score"] += ndcg10(doc_order(hit_sources(other)), qrels[qid])
     n = len(queries)
     out = {k: v / n for k, v in totals.items()}
     out["query_cpu_ms"] = search_cpu / n * 1000

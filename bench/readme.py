@@ -74,6 +74,7 @@ def measured(results: Path) -> str:
         load(results, "http_load"),
     )
     watch, reembed = load(results, "watch"), load(results, "reembed")
+    answers = load(results, "answers")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -148,6 +149,7 @@ def measured(results: Path) -> str:
             f"{http['failed_queries']} failed; query p50 {http['query_p50_ms']:.0f} ms, "
             f"p95 {http['query_p95_ms']:.0f} ms; {http['queries_per_s']:.0f} queries/s",
         ),
+        _answers_row(answers),
         (
             f"watch mode: a saved file -> its new text found, over {watch['edits']} edits in "
             f"a {_n(watch['files'])}-file folder (`bench/watch.py`)",
@@ -181,10 +183,31 @@ def measured(results: Path) -> str:
                 ("http_load", http),
                 ("watch", watch),
                 ("reembed", reembed),
+                ("answers", answers),
             )
         ),
     ]
     return "\n".join(lines)
+
+
+def _answers_row(answers: dict) -> tuple[str, str, str]:
+    """What an MCP client gets at topK 50 within the default response budget."""
+    parts = []
+    for name, label in (("scifact-md", "SciFact .md"), ("nfcorpus-pdf", "NFCorpus PDFs")):
+        got = answers["corpora"][name]["top50"]
+        fitted, whole = got["default_budget"], got["no_budget"]
+        parts.append(
+            f"{label}: {fitted['evidence']:.2f} of it document text, {fitted['hits']:.1f} hits "
+            f"from {fitted['documents']:.1f} documents, nDCG@10 {fitted['ndcg10']:.3f} "
+            f"({whole['ndcg10']:.3f} unbudgeted)"
+        )
+    n = answers["corpora"]["scifact-md"]["queries"]
+    return (
+        f"a query answer at topK 50 within the default 6,000-token budget (`bench/answers.py`, "
+        f"{n} queries a corpus, 1,000 documents)",
+        "—",
+        "; ".join(parts),
+    )
 
 
 def http_load(results: Path) -> str:

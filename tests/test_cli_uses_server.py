@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from minirag_store import Index, peer
+from minirag_testkit.answers import hit_sources
 
 #: The CLI's entry point in a process where any import of LanceDB or onnxruntime fails.
 _CLI_WITHOUT_ENGINE = """
@@ -85,8 +86,7 @@ def test_the_cli_query_is_answered_by_a_running_server(index_env, indexed):
     try:
         served = _query(env, engine=False)
         assert served.returncode == 0, served.stderr
-        hits = json.loads(served.stdout)["results"]
-        assert hits[0]["source"].endswith("pumps.md")
+        assert hit_sources(json.loads(served.stdout))[0].endswith("pumps.md")
         alone = _query(env, engine=True)  # the same answer the CLI computes itself
         assert json.loads(alone.stdout) == json.loads(served.stdout)
     finally:
@@ -104,7 +104,7 @@ def test_a_killed_server_is_passed_over_and_its_leftover_removed(index_env, inde
     assert (indexed / peer.FILE_NAME).exists()  # nothing could remove it
     answered = _query(env, engine=True)
     assert answered.returncode == 0, answered.stderr
-    assert json.loads(answered.stdout)["results"][0]["source"].endswith("pumps.md")
+    assert hit_sources(json.loads(answered.stdout))[0].endswith("pumps.md")
     assert not (indexed / peer.FILE_NAME).exists()
     without = _query(env, engine=False)  # and with no server, the engine is needed
     assert without.returncode != 0

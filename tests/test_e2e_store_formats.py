@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import expand
 
 EXTENSIONS = {".md", ".markdown", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm",
               ".csv", ".epub", ".ipynb"}  # fmt: skip
@@ -93,5 +94,5 @@ def test_expected_strings_are_indexed_and_findable(synced, formats_data: Path, n
     for unwanted in entry["must_not_include"]:
         assert _strip(unwanted) not in text, f"{name}: {unwanted!r} should not be indexed"
     for phrase in {p for p in entry["plain"] if len(p) >= 16 and "data:" not in p}:
-        found = [s["source"] for s in index.query(phrase, top_k=5)["sources"]]
+        found = [s["source"] for s in expand(index.query(phrase, top_k=5))["sources"]]
         assert source in found, f"{name}: query {phrase!r} returned {found}"

@@ -36,9 +36,9 @@ def test_query_warns_what_was_trimmed(invoke, indexed):
     ran = invoke(*query, env=BUDGET)
     assert ran.code == 0, ran.stderr
     assert ran.stdout.startswith("1. area")
-    assert "warn: Trimmed to fit RAG_MAX_RESPONSE_TOKENS (1000)" in ran.stderr
+    assert "warn: Fitted to RAG_MAX_RESPONSE_TOKENS (1000)" in ran.stderr
     data = invoke(*query, "--json", env=BUDGET).json()
-    assert data["trimmed"]["maxTokens"] == 1000 and data["trimmed"]["parents"]
+    assert data["trimmed"]["maxTokens"] == 1000 and data["trimmed"]["parentsLeftOut"]
     roomy = invoke(*query, "--json").json()  # the default budget holds it all
     assert "trimmed" not in roomy and len(roomy["parents"]) > len(data["parents"])
 

@@ -14,23 +14,21 @@ from minirag_cli.tables import show_list, show_status
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
 
 
-def _hit(source: str, index: int, text: str, score: float, distance: float | None = 0.4):
+def _hit(src: int, index: int, text: str, score: float, distance: float | None = 0.4):
     return {
-        "text": text,
-        "source": source,
-        "title": "T " + source.rsplit("/", 1)[-1],
+        "src": src,
         "chunkIndex": index,
         "score": score,
         "distance": distance,
-        "parentId": None,
         "locator": {},
+        "text": text,
     }
 
 
 QUERY_RESULT = {
     "results": [
-        _hit("/docs/net/timeouts.md", 3, "The client raises a connection timeout error.", 0.0325),
-        _hit("/docs/ops.md", 0, "Timeouts are retried twice.", 0.0161, None),
+        _hit(0, 3, "The client raises a connection timeout error.", 0.0325),
+        _hit(1, 0, "Timeouts are retried twice.", 0.0161, None),
     ],
     "sources": [
         {
@@ -41,7 +39,7 @@ QUERY_RESULT = {
         },
         {"source": "/docs/ops.md", "title": "Ops", "hits": 1, "displayPath": "ops.md"},
     ],
-    "parents": {},
+    "parents": [],
 }
 
 
@@ -51,7 +49,7 @@ def test_query_prints_ranked_hits_then_sources(capsys):
     assert "\x1b" not in out  # not a terminal: plain text
     lines = out.splitlines()
     assert lines[0].startswith("1. net/timeouts.md")
-    assert "#3" in lines[0] and "T timeouts.md" in lines[0] and "0.0325" in lines[0]
+    assert "#3" in lines[0] and "Timeouts" in lines[0] and "0.0325" in lines[0]
     assert lines[1].strip() == "The client raises a connection timeout error."
     second = next(line for line in lines if line.startswith("2. "))
     assert "ops.md" in second and "distance" not in second  # keyword-only hit

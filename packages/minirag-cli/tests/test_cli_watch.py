@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import expand
 
 CLI = Path(sys.executable).parent / "minirag-cli"
 #: Far above the ~2 s a change takes to settle and be applied, for a loaded CI machine.
@@ -125,10 +126,10 @@ def test_query_marks_a_hit_whose_file_changed_since_indexing(run_cli, tmp_path, 
     os.utime(guide, (2e9, 2e9))
     ran = run_cli("query", "nightly backups snapshots", "--json", *flags)
     assert ran.code == 0, ran.stderr
-    top = ran.json()["results"][0]
+    top = expand(ran.json())["results"][0]
     assert top["source"] == str(guide) and top["stale"] is True
     human = run_cli("query", "nightly backups snapshots", *flags)
     assert "[changed on disk since indexed: sync to refresh]" in human.stdout
     assert run_cli("sync", *flags).code == 0
     again = run_cli("query", "nightly backups snapshots", "--json", *flags).json()
-    assert "stale" not in again["results"][0]
+    assert "stale" not in expand(again)["results"][0]

@@ -100,20 +100,28 @@ def test_query(indexed, invoke):
         {
             "results": [
                 {
-                    "text": "string",
-                    "source": "string",
-                    "title": "string",
+                    "src": "number",
                     "chunkIndex": "number",
                     "score": "number",
                     "distance": "number",
-                    "parentId": "string",
+                    "locator": {},
+                    "text": "string",
+                    "parent": "number",
+                },
+                {
+                    "src": "number",
+                    "chunkIndex": "number",
+                    "score": "number",
+                    "distance": "number",
                     "locator": {"headingPath": "string"},
-                }
+                    "text": "string",
+                    "parent": "number",
+                },
             ],
             "sources": [
                 {"source": "string", "title": "string", "hits": "number", "displayPath": "string"}
             ],
-            "parents": {"<key>": ["string"]},
+            "parents": ["string"],
         }
     )
 

@@ -52,19 +52,45 @@ async def test_query_documents_is_trimmed_to_the_budget(env, token_counter):
         data = structured(result)
         assert client_tokens(result, token_counter) <= BUDGET
         trimmed = data["trimmed"]
-        assert trimmed["maxTokens"] == BUDGET and trimmed["parents"]
+        assert trimmed["maxTokens"] == BUDGET and trimmed["parentsLeftOut"]
         assert "RAG_MAX_RESPONSE_TOKENS" in data["notice"]
         assert data["results"] and data["results"][0]["chunkIndex"] >= 0
         # A hit whose parent was left out is read whole with the tool the notice names.
-        orphan = next(h for h in data["results"] if h["parentId"] not in data["parents"])
+        orphan = next(h for h in data["results"] if "parent" not in h)
         around = structured(
             await client.call_tool(
                 "read_chunk_neighbors",
-                {"source": orphan["source"], "chunkIndex": orphan["chunkIndex"]},
+                {
+                    "source": data["sources"][orphan["src"]]["displayPath"],
+                    "chunkIndex": orphan["chunkIndex"],
+                },
             )
         )
-        assert orphan["text"] in [c["text"] for c in around["chunks"]]
+        assert any(c["text"].endswith(orphan["text"]) for c in around["chunks"])
     index.close()
+
+
+async def test_the_offset_a_trimmed_answer_names_reads_the_hits_it_left_out(env):
+    index = Index.open(env)
+    query = "coolant inspection pump valve pressure"
+    async with Client(create_server(index)) as client:
+        first = structured(await client.call_tool("query_documents", {"query": query, "topK": 30}))
+        offset = first["trimmed"]["nextOffset"]
+        assert offset == len(first["results"]) and f"offset={offset}" in first["notice"]
+        rest = structured(
+            await client.call_tool(
+                "query_documents", {"query": query, "topK": 30, "offset": offset}
+            )
+        )
+    whole = index.query(query, top_k=30, max_tokens=0)
+    index.close()
+
+    def seen(answer):
+        sources = answer["sources"]
+        return [(sources[h["src"]]["displayPath"], h["chunkIndex"]) for h in answer["results"]]
+
+    read = seen(first) + seen(rest)  # the second answer is fitted too, and starts where
+    assert len(read) > offset and read == seen(whole)[: len(read)]  # the first one ended
 
 
 async def test_read_file_pages_within_the_budget_and_the_notice_reads_on(env, token_counter):

@@ -8,6 +8,7 @@ from fastmcp import Client
 from mcp_testlib import CORPUS, structured, wait_for_job
 from minirag_mcp.server import create_server
 from minirag_store import Index
+from minirag_testkit.answers import expand
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +46,7 @@ async def test_sync_query_read_neighbors_delete(client, corpus_env):
     assert "ingested" in (reports[-1][2] or "")
 
     question = {"query": "how often is the coolant pump flushed"}
-    found = structured(await client.call_tool("query_documents", question))
+    found = expand(structured(await client.call_tool("query_documents", question)))
     top = found["results"][0]
     assert top["source"] == f"{root}/specs/cooling.md"
     assert found["sources"][0]["displayPath"] == "specs/cooling.md"
@@ -75,7 +76,7 @@ async def test_sync_query_read_neighbors_delete(client, corpus_env):
     gone = structured(await client.call_tool("delete_file", {"source": top["source"]}))
     assert gone["deletedChunks"] > 0
     after = structured(await client.call_tool("query_documents", {"query": "coolant pump"}))
-    assert top["source"] not in {s["source"] for s in after["sources"]}
+    assert top["displayPath"] not in {s["displayPath"] for s in after["sources"]}
     listed = structured(await client.call_tool("list_files", {"scope": f"{root}/specs"}))
     assert [(f["displayPath"], f["state"]) for f in listed["files"]] == [
         ("specs/cooling.md", "not_ingested")

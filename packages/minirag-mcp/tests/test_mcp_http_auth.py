@@ -236,7 +236,7 @@ async def test_a_jwt_with_the_write_scope_writes_and_one_without_only_reads(jwt_
     reader = jwks.token(scope="openid")
     async with Client(jwt_server.url, auth=reader) as client:
         hits = structured(await client.call_tool("query_documents", {"query": "gate code"}))
-        assert hits["results"][0]["source"] == "notes/gate"
+        assert hits["sources"][hits["results"][0]["src"]]["displayPath"] == "notes/gate"
         refused = await client.call_tool(
             "delete_file", {"source": "notes/gate"}, raise_on_error=False
         )

@@ -11,6 +11,7 @@ from fastmcp import Client
 from mcp_testlib import structured, wait_for_job
 from minirag_mcp.server import create_server
 from minirag_store import Index
+from minirag_testkit.answers import expand
 
 pytestmark = pytest.mark.anyio
 
@@ -33,8 +34,8 @@ async def client(corpus_env, fixtures):
 
 async def test_query_hits_and_sources_say_the_page(client):
     connected, _ = client
-    found = structured(
-        await connected.call_tool("query_documents", {"query": ON_PAGE_4, "topK": 3})
+    found = expand(
+        structured(await connected.call_tool("query_documents", {"query": ON_PAGE_4, "topK": 3}))
     )
     top = found["results"][0]
     assert top["source"].endswith("avtoreferat.pdf") and top["locator"]["page"] == 4

@@ -21,6 +21,7 @@ from mcp_testlib import (
     wait_for_job,
 )
 from minirag_mcp.instructions import INSTRUCTIONS
+from minirag_testkit.answers import expand
 
 
 def stdio_client(env: dict[str, str], **kwargs) -> Client:
@@ -48,7 +49,7 @@ async def test_stdio_flow_through_the_console_script(corpus_env):
                 "query_documents", {"query": "hotel reimbursement per night", "topK": 3}
             )
         )
-        top = found["results"][0]
+        top = expand(found)["results"][0]
         assert found["sources"][0]["displayPath"] == "policies/travel.md"
         assert len(found["results"]) <= 3
         whole = structured(await client.call_tool("read_file", {"filePath": top["source"]}))
@@ -99,7 +100,7 @@ def test_stdout_carries_only_protocol_messages(corpus_env):
                 "arguments": {"query": "when do widgets ship"},
             },
         )
-        assert found["result"]["structuredContent"]["sources"][0]["source"] == "ops"
+        assert found["result"]["structuredContent"]["sources"][0]["displayPath"] == "ops"
         bad, _ = server.request(
             4,
             "tools/call",

@@ -83,7 +83,7 @@ def test_tools_list_is_answered_while_the_warm_up_is_held(corpus_env, tmp_path: 
         made = call(server, 3, "ingest_data", {"data": "Kiwis ship on Mondays.", "source": "k"})
         assert not made["isError"], made
         found = call(server, 4, "query_documents", {"query": "when do kiwis ship"})
-        assert found["structuredContent"]["results"][0]["source"] == "k"
+        assert found["structuredContent"]["sources"][0]["displayPath"] == "k"
     finally:
         stderr = server.close()
     assert server.proc.returncode == 0, stderr

@@ -12,6 +12,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from mcp_testlib import CORPUS, child_env, console_script, structured, wait_for_job
+from minirag_testkit.answers import expand, hit_sources
 
 #: Far above the ~2 s a change takes to settle and be applied, for a loaded CI machine.
 PATIENCE = 120
@@ -23,7 +24,7 @@ def _client(env: dict[str, str]) -> Client:
 
 async def _top_source(client: Client, query: str) -> str | None:
     found = structured(await client.call_tool("query_documents", {"query": query, "topK": 1}))
-    return found["results"][0]["source"] if found["results"] else None
+    return hit_sources(found)[0] if found["results"] else None
 
 
 @pytest.mark.anyio
@@ -63,14 +64,14 @@ async def test_a_hit_on_a_file_changed_since_indexing_is_stale(corpus_env):
         started = structured(await client.call_tool("sync_start", {}))
         assert (await wait_for_job(client, started["jobId"]))["state"] == "succeeded"
         query = {"query": "hotel costs per night", "topK": 3}
-        fresh = structured(await client.call_tool("query_documents", query))
+        fresh = expand(structured(await client.call_tool("query_documents", query)))
         assert fresh["results"][0]["source"] == str(travel)
         assert not any("stale" in hit for hit in fresh["results"])
         assert not any("stale" in source for source in fresh["sources"])
 
         travel.write_text(travel.read_text(encoding="utf-8") + "\nRevised.\n", encoding="utf-8")
         os.utime(travel, (2e9, 2e9))
-        changed = structured(await client.call_tool("query_documents", query))
+        changed = expand(structured(await client.call_tool("query_documents", query)))
         hits = changed["results"]
         assert hits[0]["source"] == str(travel) and hits[0]["stale"] is True
         assert all(h.get("stale") is None for h in hits if h["source"] != str(travel))

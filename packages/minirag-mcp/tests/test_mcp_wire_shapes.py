@@ -90,30 +90,28 @@ async def test_query_documents(synced):
         {
             "results": [
                 {
+                    "src": "number",
                     "text": "string",
-                    "source": "string",
-                    "title": "string",
                     "chunkIndex": "number",
                     "score": "number",
                     "distance": "number",
-                    "parentId": "string",
                     "locator": {"headingPath": "string"},
+                    "parent": "number",
                 },
                 {
+                    "src": "number",
                     "text": "string",
-                    "source": "string",
-                    "title": "string",
                     "chunkIndex": "number",
                     "score": "number",
                     "distance": "number",
-                    "parentId": "string",
                     "locator": {},
+                    "parent": "number",
                 },
             ],
             "sources": [
                 {"source": "string", "title": "string", "hits": "number", "displayPath": "string"}
             ],
-            "parents": {"<key>": ["string"]},
+            "parents": ["string"],
         }
     )
 

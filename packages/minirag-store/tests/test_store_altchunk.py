@@ -12,6 +12,7 @@ import pytest
 from minirag_store.config import Config, load_config
 from minirag_store.convert.converter import convert_file
 from minirag_store.errors import ConversionError
+from minirag_testkit.answers import expand
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -308,5 +309,5 @@ def test_sync_indexes_an_embedded_report_and_fails_only_the_broken_file(docs_roo
     assert job["counts"]["ingested"] == 2 and job["counts"]["failed"] == 1, job
     [error] = job["errors"]
     assert error["source"].endswith("broken.docx") and "word/x.htm" in error["error"]
-    found = index.query("glacier hydrology chapter borrowed", top_k=3)
+    found = expand(index.query("glacier hydrology chapter borrowed", top_k=3))
     assert found["results"][0]["source"] == str(docs_root / "report.docx")

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from minirag_store.index.ann import AnnSettings, due, trained_rows
 from minirag_store.index.table import ChunkTable
+from minirag_testkit.answers import expand
 from store_corpus import CORPUS, fillers, write_corpus
 from store_rows import DIM, chunk_rows, lance_table
 
@@ -88,8 +89,8 @@ def test_the_threshold_picks_the_path(both):
 def test_both_paths_give_the_same_answers(both, fusion):
     exact, ann, _ = both
     for query in QUERIES:
-        a = _with(exact, fusion=fusion).query(query, top_k=8)
-        b = _with(ann, fusion=fusion).query(query, top_k=8)
+        a = expand(_with(exact, fusion=fusion).query(query, top_k=8))
+        b = expand(_with(ann, fusion=fusion).query(query, top_k=8))
         assert _same(a, b), query
         assert a["parents"] == b["parents"]
         assert a["sources"] == b["sources"]
@@ -98,13 +99,15 @@ def test_both_paths_give_the_same_answers(both, fusion):
 def test_scope_filters_agree_and_hold(both):
     exact, ann, root = both
     for scope in ["proj", "project-secret", "quo'te", "meteo", "ru", str(root / "en")]:
-        a = exact.query("zebra migration notes", top_k=10, scope=str(root / scope))
-        b = ann.query("zebra migration notes", top_k=10, scope=str(root / scope))
+        a = expand(exact.query("zebra migration notes", top_k=10, scope=str(root / scope)))
+        b = expand(ann.query("zebra migration notes", top_k=10, scope=str(root / scope)))
         assert _same(a, b), scope
         prefix = str(root / scope) + "/"
         assert all(h["source"].startswith(prefix) for h in b["results"]), scope
     # "proj" must not leak "project-secret" on the ANN path either
-    sources = {h["source"] for h in ann.query("zebra secret", scope=str(root / "proj"))["results"]}
+    sources = {
+        h["source"] for h in expand(ann.query("zebra secret", scope=str(root / "proj")))["results"]
+    }
     assert sources == {str(root / "proj/a.md")}
 
 
@@ -117,10 +120,10 @@ def test_max_distance_and_grouping_agree(both):
         {"max_files": 2},
     ]:
         for query in QUERIES[:4]:
-            a = _with(exact, **changes).query(query)
-            b = _with(ann, **changes).query(query)
+            a = expand(_with(exact, **changes).query(query))
+            b = expand(_with(ann, **changes).query(query))
             assert _same(a, b), (changes, query)
-    far = _with(ann, max_distance=0.6).query("heavy rain over the coast")["results"]
+    far = expand(_with(ann, max_distance=0.6).query("heavy rain over the coast"))["results"]
     assert far and all(h["distance"] is not None and h["distance"] <= 0.6 for h in far)
 
 
@@ -128,13 +131,17 @@ def test_new_chunks_are_found_before_the_index_is_rebuilt(both):
     _, ann, _ = both
     ann.ingest_data("The quokkatron calibrates brass sprockets every night.", "notes/q", "text")
     assert ann.table().uses_ann()
-    hits = ann.query("quokkatron calibrating sprockets", top_k=3)["results"]
+    hits = expand(ann.query("quokkatron calibrating sprockets", top_k=3))["results"]
     assert hits[0]["source"] == "notes/q"
     # the vector side alone finds it too (flat search over rows the index does not cover)
-    vector_only = _with(ann, hybrid_weight=0.0).query("machine that tunes brass gears at night")
+    vector_only = expand(
+        _with(ann, hybrid_weight=0.0).query("machine that tunes brass gears at night")
+    )
     assert "notes/q" in [h["source"] for h in vector_only["results"]]
     ann.delete_file("notes/q")
-    assert "notes/q" not in [h["source"] for h in ann.query("quokkatron sprockets")["results"]]
+    assert "notes/q" not in [
+        h["source"] for h in expand(ann.query("quokkatron sprockets"))["results"]
+    ]
 
 
 def test_the_index_is_retrained_when_the_table_outgrows_it(tmp_path):

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 from minirag_store import Index
-from minirag_store.budget import NAMED_HITS
 from minirag_store.errors import InvalidArgumentError, NotFoundError
+from minirag_testkit.answers import expand
 from minirag_testkit.documents import coolant_area, field_manual
 
 QUERY = "backups restore verified nightly, queue depth alerts and monitoring"
@@ -61,56 +61,74 @@ def budgeted(index: Index, budget: int) -> Index:
     return Index(config, embedder=index.embedder(), table=index.table())
 
 
+def _hits(answer) -> list[tuple[str, int, str]]:
+    """Each hit as (its document, chunk index, text): what a client reads of it."""
+    return [(h["source"], h["chunkIndex"], h["text"]) for h in expand(answer)["results"]]
+
+
 def test_parents_go_first_lowest_ranked_first(areas_index, token_counter):
     query = "coolant inspection pump flush valve pressure"
-    untrimmed = budgeted(areas_index, 10**7).query(query, top_k=8)
-    parents = untrimmed["parents"]
-    assert len(parents) >= 3 and len(untrimmed["results"]) == 8
-    biggest = max(token_counter(text) for text in parents.values())
-    budget = size(untrimmed, token_counter) - biggest // 2  # a parent or two must go
+    whole = budgeted(areas_index, 10**7).query(query, top_k=8)
+    parents = whole["parents"]
+    assert len(parents) >= 3 and len(whole["results"]) == 8
+    biggest = max(token_counter(text) for text in parents)
+    budget = size(whole, token_counter) - biggest // 2  # a parent or two must go
     result = budgeted(areas_index, budget).query(query, top_k=8)
 
     assert size(result, token_counter) <= budget
     trimmed = result["trimmed"]
     assert trimmed["maxTokens"] == budget and not trimmed["hitTextCut"]
-    assert trimmed["hits"] == [] and trimmed["hitsLeftOut"] == 0
-    assert result["results"] == untrimmed["results"]  # every hit kept, in order
-    assert trimmed["parents"] and result["parents"]
-    assert set(trimmed["parents"]) | set(result["parents"]) == set(parents)
-    assert all(result["parents"][p] == parents[p] for p in result["parents"])
+    assert trimmed["hitsLeftOut"] == 0 and "nextOffset" not in trimmed
+    assert _hits(result) == _hits(whole)  # every hit kept, in order
+    assert trimmed["parentsLeftOut"] and result["parents"]
+    assert len(result["parents"]) + trimmed["parentsLeftOut"] == len(parents)
+    assert set(result["parents"]) < set(parents)
+    for hit, before in zip(result["results"], whole["results"], strict=True):
+        if "parent" in hit:  # a section still shown is the hit's own
+            assert result["parents"][hit["parent"]] == parents[before["parent"]]
     # The parents left out are those of the lowest-ranked hits.
-    best = {}
-    for rank, hit in enumerate(untrimmed["results"]):
-        best.setdefault(hit["parentId"], rank)
-    assert min(best[p] for p in trimmed["parents"]) > max(best[p] for p in result["parents"])
+    best: dict[str, int] = {}
+    for rank, hit in enumerate(whole["results"]):
+        if "parent" in hit:
+            best.setdefault(parents[hit["parent"]], rank)
+    gone = set(parents) - set(result["parents"])
+    assert min(best[t] for t in gone) > max(best[t] for t in result["parents"])
     assert "RAG_MAX_RESPONSE_TOKENS" in result["notice"]
-    assert "parent section" in result["notice"] and "read_chunk_neighbors" in result["notice"]
+    assert "section" in result["notice"] and "read_chunk_neighbors" in result["notice"]
 
 
-def test_then_the_lowest_ranked_hits_never_the_top_one(
-    with_config, untrimmed, corpus_index, token_counter
-):
-    index, _ = corpus_index
-    no_parents = {**untrimmed, "parents": {}, "results": untrimmed["results"][:3]}
+def test_then_the_lowest_ranked_hits_never_the_top_one(with_config, token_counter):
+    untrimmed = with_config(max_response_tokens=10**7).query(QUERY, top_k=40)
+    no_parents = {**untrimmed, "parents": [], "results": untrimmed["results"][:3]}
     budget = max(1000, size(no_parents, token_counter) + 150)
-    result = with_config(max_response_tokens=budget).query(QUERY, top_k=8)
+    result = with_config(max_response_tokens=budget).query(QUERY, top_k=40)
 
     assert size(result, token_counter) <= budget
-    assert result["parents"] == {}
+    assert result["parents"] == []
     trimmed = result["trimmed"]
-    kept, hits = result["results"], untrimmed["results"]
+    kept, hits = _hits(result), _hits(untrimmed)
     assert 1 <= len(kept) < len(hits)
     assert kept == hits[: len(kept)]  # the top hit first, ranks unchanged
-    left_out = [{"source": h["source"], "chunkIndex": h["chunkIndex"]} for h in hits[len(kept) :]]
-    assert trimmed["hits"] == left_out and trimmed["hitsLeftOut"] == len(left_out)
-    assert set(trimmed["parents"]) == {h["parentId"] for h in kept}  # those still shown
-    assert {s["source"] for s in result["sources"]} == {h["source"] for h in kept}
+    assert trimmed["hitsLeftOut"] == len(hits) - len(kept)
+    assert trimmed["nextOffset"] == len(kept)
+    sections = {h["parent"] for h in untrimmed["results"][: len(kept)] if "parent" in h}
+    assert trimmed["parentsLeftOut"] == len(sections)  # those of the hits still shown
+    assert {s["source"] for s in expand(result)["sources"]} == {source for source, _, _ in kept}
     assert sum(s["hits"] for s in result["sources"]) == len(kept)
-    assert "lowest-ranked" in result["notice"]
-    # What the notice points at really returns a left-out hit.
-    gone = trimmed["hits"][-1]
-    read = index.read_chunk_neighbors(gone["source"], gone["chunkIndex"], before=0, after=0)
-    assert read["chunks"][0]["text"] == hits[-1]["text"]
+    assert f"offset={len(kept)}" in result["notice"]
+    # What the notice points at really returns the hits left out.
+    rest = with_config(max_response_tokens=10**7).query(QUERY, top_k=40, offset=len(kept))
+    assert _hits(rest)[: len(hits) - len(kept)] == hits[len(kept) :]
+
+
+def test_an_offset_past_every_hit_says_so_and_a_bad_one_is_refused(with_config):
+    index = with_config(max_response_tokens=10**7)
+    past = index.query(QUERY, top_k=8, offset=400)
+    assert past["results"] == [] and "No hits ranked past 400" in past["notice"]
+    with pytest.raises(InvalidArgumentError, match="offset must be at most 400, got 401"):
+        index.query(QUERY, offset=401)
+    with pytest.raises(InvalidArgumentError, match="offset must be at least 0, got -1"):
+        index.query(QUERY, offset=-1)
 
 
 def test_a_hundred_hits_keep_as_many_as_fit(corpus_index, token_counter):
@@ -121,8 +139,8 @@ def test_a_hundred_hits_keep_as_many_as_fit(corpus_index, token_counter):
     kept = result["results"]
     assert not trimmed["hitTextCut"] and len(kept) >= 10 and all(h["text"] for h in kept)
     assert len(kept) + trimmed["hitsLeftOut"] == 100
-    assert len(trimmed["hits"]) == min(NAMED_HITS, trimmed["hitsLeftOut"])
-    assert f"the {trimmed['hitsLeftOut']} lowest-ranked hits" in result["notice"]
+    assert trimmed["nextOffset"] == len(kept)
+    assert f"{trimmed['hitsLeftOut']} lower-ranked hits" in result["notice"]
 
 
 def test_a_top_hit_too_long_alone_is_cut_and_says_so(
@@ -132,7 +150,8 @@ def test_a_top_hit_too_long_alone_is_cut_and_says_so(
     # markdown can be far longer than the 1,000-token response budget.
     links = " ".join(
         f"[zebra{i}](https://example.com/a/very/long/path/segment/{i}/with/more/"
-        f"folders/below/it/and/a/long-page-name-{i}-index.html?from=links&page={i})"
+        f"folders/below/it/and/yet/more/folders/under/those/ones/{i}/and/{i}/again/"
+        f"and/a/long-page-name-{i}-index.html?from=links&page={i}&section={i}#part-{i})"
         for i in range(60)
     )
     index = make_index(RAG_MAX_RESPONSE_TOKENS="1000")
@@ -142,7 +161,7 @@ def test_a_top_hit_too_long_alone_is_cut_and_says_so(
     assert size(result, token_counter) <= 1000
     trimmed = result["trimmed"]
     assert trimmed["hitTextCut"] is True and len(result["results"]) == 1
-    top = result["results"][0]
+    top = expand(result)["results"][0]
     whole = index.read_chunk_neighbors(top["source"], top["chunkIndex"], before=0, after=0)
     full_text = whole["chunks"][0]["text"]
     assert len(top["text"]) < len(full_text) and full_text.startswith(top["text"])

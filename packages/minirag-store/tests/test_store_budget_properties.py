@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from minirag_store.budget import NAMED_HITS, fit_query, fit_read, response_tokens
+from minirag_store.budget import fit_query, fit_read, response_tokens
 
 
 def count(text: str) -> int:
@@ -26,27 +26,36 @@ def texts(shortest: int, longest: int):
 @st.composite
 def answers(draw):
     n = draw(st.integers(1, 40))
-    sources = [f"/docs/folder/file{i}.md" for i in range(draw(st.integers(1, n)))]
-    hits, parents = [], {}
+    names = [f"/docs/folder/file{i}.md" for i in range(draw(st.integers(1, n)))]
+    sections = [draw(texts(0, 4000)) for _ in range(draw(st.integers(0, 8)))]
+    hits, sources, parents = [], [], []
+    source_at, parent_at = {}, {}
     for rank in range(n):
-        source = draw(st.sampled_from(sources))
-        parent = draw(st.one_of(st.none(), st.sampled_from([f"p{i}" for i in range(8)])))
-        if parent is not None:
-            parents[parent] = draw(texts(0, 4000))
+        name = draw(st.sampled_from(names))
+        if name not in source_at:  # sources and sections in the order of their first hit
+            source_at[name] = len(sources)
+            sources.append({"source": name, "displayPath": name[6:], "title": "T", "hits": 0})
+        sources[source_at[name]]["hits"] += 1
         text = draw(texts(1, draw(st.sampled_from([400, 8000])) if rank == 0 else 400))
         locator = draw(st.sampled_from([{}, {"page": rank + 1}, {"slide": 3, "slides": [3, 4]}]))
-        hits.append({
-            "text": text, "source": source, "title": "T", "chunkIndex": rank,
-            "score": 1.0 / (rank + 1), "distance": None, "parentId": parent, "locator": locator,
-        })  # fmt: skip
-    summary = {}
-    for hit in hits:
-        entry = summary.setdefault(
-            hit["source"],
-            {"source": hit["source"], "title": "T", "hits": 0, "displayPath": hit["source"][6:]},
+        hit = {
+            "src": source_at[name], "chunkIndex": rank, "score": 1.0 / (rank + 1),
+            "distance": None, "locator": locator, "text": text,
+        }  # fmt: skip
+        section = (
+            draw(st.one_of(st.none(), st.integers(0, len(sections) - 1))) if sections else None
         )
-        entry["hits"] += 1
-    return {"results": hits, "sources": list(summary.values()), "parents": parents}
+        if section is not None:
+            if section not in parent_at:
+                parent_at[section] = len(parents)
+                parents.append(sections[section])
+            hit["parent"] = parent_at[section]
+        hits.append(hit)
+    return {"results": hits, "sources": sources, "roots": ["/docs"], "parents": parents}
+
+
+def _document(answer, hit) -> str:
+    return answer["sources"][hit["src"]]["source"]
 
 
 @given(answers(), st.integers(1000, 6000))
@@ -61,20 +70,25 @@ def test_a_fitted_query_answer_fits_and_keeps_the_ranking(result, budget):
     assert kept and kept[0]["chunkIndex"] == hits[0]["chunkIndex"]  # the top hit stays
     assert [h["chunkIndex"] for h in kept] == [h["chunkIndex"] for h in hits[: len(kept)]]
     assert len(kept) + trimmed["hitsLeftOut"] == len(hits)
-    assert len(trimmed["hits"]) == min(NAMED_HITS, trimmed["hitsLeftOut"])
-    if trimmed["hitsLeftOut"]:  # hits go only once every parent has gone
-        assert fitted["parents"] == {}
-    if trimmed["hitTextCut"]:
-        assert len(kept) == 1 and hits[0]["text"].startswith(kept[0]["text"])
+    if trimmed["hitsLeftOut"]:  # hits go only once every parent has gone; offset reads on
+        assert fitted["parents"] == [] and trimmed["nextOffset"] == len(kept)
     else:
-        assert all(k == h for k, h in zip(kept, hits, strict=False))
+        assert "nextOffset" not in trimmed
+    for k, h in zip(kept, hits, strict=False):  # each kept hit: its document, its section
+        assert _document(fitted, k) == _document(result, h)
+        assert k["locator"] == h["locator"] and k["score"] == h["score"]
+        if "parent" in k:
+            assert fitted["parents"][k["parent"]] == result["parents"][h["parent"]]
+        if trimmed["hitTextCut"]:
+            assert len(kept) == 1 and h["text"].startswith(k["text"])
+        else:
+            assert k["text"] == h["text"]
     assert set(fitted["parents"]) <= set(result["parents"])
+    assert len(fitted["parents"]) + trimmed["parentsLeftOut"] <= len(result["parents"])
+    assert all(i == fitted["sources"].index(s) for i, s in enumerate(fitted["sources"]))
     assert sum(s["hits"] for s in fitted["sources"]) == len(kept)
-    for left in trimmed["hits"]:  # a left-out hit on a page says which one to read
-        original = next(h for h in hits if h["chunkIndex"] == left["chunkIndex"])
-        assert left.get("page") == original["locator"].get("page")
-    if any(h["locator"] for h in hits):
-        assert "page (slide)" in fitted["notice"]
+    assert {_document(fitted, h) for h in kept} == {s["source"] for s in fitted["sources"]}
+    assert len(fitted["notice"]) < 240  # one short line, not a paragraph
 
 
 @given(st.lists(texts(1, 5000), min_size=1, max_size=30), st.integers(0, 29))
@@ -111,19 +125,21 @@ def test_read_pages_fit_and_join_into_the_document(bodies, start):
 
 def test_a_top_hit_longer_than_the_budget_is_cut_to_a_prefix_that_fits():
     hits = [
-        {"text": f"word{i} " * 2000, "source": f"/d/{i}.md", "title": "T", "chunkIndex": i,
-         "score": 1.0, "distance": 0.1, "parentId": f"p{i}", "locator": {}}
+        {"src": i, "chunkIndex": i, "score": 1.0, "distance": 0.1, "locator": {},
+         "text": f"word{i} " * 2000}
         for i in range(3)
     ]  # fmt: skip
-    sources = [{"source": h["source"], "title": "T", "hits": 1, "displayPath": "x"} for h in hits]
-    result = {"results": hits, "sources": sources, "parents": {"p0": "x" * 9000, "p2": "y"}}
+    hits[0]["parent"], hits[2]["parent"] = 0, 1
+    sources = [
+        {"source": f"/d/{i}.md", "displayPath": "x", "title": "T", "hits": 1} for i in range(3)
+    ]
+    result = {"results": hits, "sources": sources, "roots": [], "parents": ["x" * 9000, "y"]}
     fitted = fit_query(result, 1000, count)
     assert response_tokens(fitted, count) <= 1000
     (top,) = fitted["results"]
-    assert fitted["trimmed"]["hitTextCut"] and fitted["parents"] == {}
+    assert fitted["trimmed"]["hitTextCut"] and fitted["parents"] == []
     assert hits[0]["text"].startswith(top["text"]) and len(top["text"]) > 1000
-    assert fitted["trimmed"]["parents"] == ["p0"]  # the section of the hit still shown
-    assert fitted["trimmed"]["hits"] == [
-        {"source": "/d/1.md", "chunkIndex": 1},
-        {"source": "/d/2.md", "chunkIndex": 2},
+    assert fitted["trimmed"]["parentsLeftOut"] == 1 and fitted["trimmed"]["hitsLeftOut"] == 2
+    assert fitted["trimmed"]["nextOffset"] == 1 and [s["source"] for s in fitted["sources"]] == [
+        "/d/0.md"
     ]

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import pytest
 from minirag_store.config import FUSIONS
+from minirag_testkit.answers import expand
 
 GUID = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 
@@ -136,7 +137,7 @@ def test_identifier_beats_lookalikes_and_repeated_parts(id_index, fusion, weight
     searcher = _variant(index, fusion=fusion, hybrid_weight=weight)
     firsts = {}
     for query, expected in CASES:
-        hits = searcher.query(query, top_k=5)["results"]
+        hits = expand(searcher.query(query, top_k=5))["results"]
         firsts[query] = (hits[0]["source"], str(root / expected))
     wrong = {q: got for q, (got, want) in firsts.items() if got != want}
     assert not wrong, f"{fusion} at weight {weight}: first hit wrong for {wrong}"
@@ -145,13 +146,13 @@ def test_identifier_beats_lookalikes_and_repeated_parts(id_index, fusion, weight
 def test_default_settings_rank_the_identifier_first(id_index):
     index, root = id_index
     for query, expected in CASES:
-        assert index.query(query, top_k=3)["results"][0]["source"] == str(root / expected)
+        assert expand(index.query(query, top_k=3))["results"][0]["source"] == str(root / expected)
 
 
 def test_parts_still_find_the_identifier_when_nothing_holds_the_whole(id_index):
     """Without the exact identifier in the index, its parts still find related text."""
     index, root = id_index
     keyword_only = _variant(index, hybrid_weight=1.0)
-    hits = keyword_only.query("ERR_SOCKET_RESET", top_k=5)["results"]
+    hits = expand(keyword_only.query("ERR_SOCKET_RESET", top_k=5))["results"]
     related = {str(root / "ops/socket.md"), str(root / "notes/socket-noise.md")}
     assert {h["source"] for h in hits} & related

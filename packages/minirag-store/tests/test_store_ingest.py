@@ -17,6 +17,7 @@ from minirag_store.errors import (
     PathOutsideRootsError,
     UrlRefusedError,
 )
+from minirag_testkit.answers import expand
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def index(make_index):
 
 
 def _top(index, query: str, **kw) -> dict:
-    return index.query(query, top_k=3, **kw)["results"][0]
+    return expand(index.query(query, top_k=3, **kw))["results"][0]
 
 
 def test_ingest_file_indexes_and_reingest_replaces(index, docs_root: Path) -> None:

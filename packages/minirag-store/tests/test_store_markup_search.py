@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import expand
 
 _WIKI = "https://en.wikipedia.org/wiki/"
 
@@ -176,7 +177,7 @@ def _holding(hits: list[dict], article: str, quote: str) -> list[int]:
 
 @pytest.mark.parametrize("quote", QUOTES)
 def test_a_quote_through_links_finds_the_page_first_and_its_passage(open_index, wiki_env, quote):
-    hits = open_index().query(f'"{quote}"', top_k=5)["results"]
+    hits = expand(open_index().query(f'"{quote}"', top_k=5))["results"]
     article = str(Path(wiki_env["BASE_DIR"]) / "analytical_engine.html")
     assert hits[0]["source"] == article
     # The passage that holds the quote is a hit, not only pieces of it cut at the links.
@@ -187,13 +188,13 @@ def test_a_quote_through_links_finds_the_page_first_and_its_passage(open_index, 
 @pytest.mark.parametrize("weight", ["0", "1"], ids=["vector", "keyword"])
 def test_each_side_alone_finds_the_passage(open_index, wiki_env, quote, weight):
     # Vector-only and keyword order: what is embedded and what is indexed each match it.
-    hits = open_index(weight).query(f'"{quote}"', top_k=5)["results"]
+    hits = expand(open_index(weight).query(f'"{quote}"', top_k=5))["results"]
     assert _holding(hits, str(Path(wiki_env["BASE_DIR"]) / "analytical_engine.html"), quote)
 
 
 def test_hits_and_sections_keep_the_links_to_follow(open_index, wiki_env):
     index = open_index()
-    result = index.query("first published algorithm intended for such a machine", top_k=3)
+    result = expand(index.query("first published algorithm intended for such a machine", top_k=3))
     top = result["results"][0]
     assert f"]({_WIKI}Note_G" in top["text"]
     assert f"]({_WIKI}Note_G" in result["parents"][top["parentId"]]

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 from minirag_store import Index
+from minirag_testkit.answers import expand
 from store_corpus import CORPUS, fillers, write_corpus
 
 QUERIES = [
@@ -50,7 +51,7 @@ def _close(a: dict, b: dict) -> bool:
 def test_one_question_reads_no_snapshot_and_answers_the_same(pair):
     resident, one_shot, _ = pair
     for query in QUERIES:
-        a, b = resident.query(query, top_k=8), one_shot.query(query, top_k=8)
+        a, b = expand(resident.query(query, top_k=8)), expand(one_shot.query(query, top_k=8))
         assert a["results"], query
         assert _close(a, b), query
         assert a["sources"] == b["sources"] and a["parents"] == b["parents"]
@@ -61,13 +62,13 @@ def test_one_question_reads_no_snapshot_and_answers_the_same(pair):
 def test_scopes_and_max_distance_hold_without_a_snapshot(pair):
     resident, one_shot, root = pair
     for scope in ["proj", "meteo", "ru"]:
-        a = resident.query("zebra migration notes", top_k=10, scope=str(root / scope))
-        b = one_shot.query("zebra migration notes", top_k=10, scope=str(root / scope))
+        a = expand(resident.query("zebra migration notes", top_k=10, scope=str(root / scope)))
+        b = expand(one_shot.query("zebra migration notes", top_k=10, scope=str(root / scope)))
         assert _close(a, b), scope
         assert all(h["source"].startswith(str(root / scope) + "/") for h in b["results"])
     near = Index(replace(one_shot.config, max_distance=0.6), resident=False)
     try:
-        found = near.query("heavy rain over the coast")["results"]
+        found = expand(near.query("heavy rain over the coast"))["results"]
         assert found and all(h["distance"] is not None and h["distance"] <= 0.6 for h in found)
     finally:
         near.close()
@@ -79,5 +80,5 @@ def test_a_question_prints_nothing_on_stderr(pair, capfd):
     _, one_shot, _ = pair
     capfd.readouterr()
     for query in QUERIES:
-        assert one_shot.query(query, top_k=8)["results"]
+        assert expand(one_shot.query(query, top_k=8))["results"]
     assert capfd.readouterr().err == ""

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from minirag_store import Index, peer
+from minirag_testkit.answers import hit_sources
 
 
 @pytest.fixture
@@ -29,12 +30,14 @@ def served(make_index, docs_root):
 def test_the_caller_gets_the_servers_answer_and_it_is_its_own(served, index_env):
     index, _ = served
     caller = Index.open(index_env)  # another process's Index: same configuration
-    answer = peer.ask(caller.config, "pump seals", 3, None, 6000)
+    answer = peer.ask(caller.config, "pump seals", 3, None, max_tokens=6000)
     assert answer is not None
     assert answer == json.loads(json.dumps(index.query("pump seals", top_k=3)))
-    assert answer["results"][0]["source"].endswith("pumps.md")
-    scoped = peer.ask(caller.config, "hum", 3, [str(index.config.roots[0] / "fans.md")], 6000)
-    assert scoped is not None and {h["source"] for h in scoped["results"]} == {
+    assert hit_sources(answer)[0].endswith("pumps.md")
+    scoped = peer.ask(
+        caller.config, "hum", 3, [str(index.config.roots[0] / "fans.md")], max_tokens=6000
+    )
+    assert scoped is not None and set(hit_sources(scoped)) == {
         str(index.config.roots[0] / "fans.md")
     }
 
@@ -45,12 +48,12 @@ def test_the_announcement_is_private_and_withdrawn_at_close(served, index_env):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     endpoint.close()
     assert not path.exists()
-    assert peer.ask(Index.open(index_env).config, "pump", 3, None, 6000) is None
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None, max_tokens=6000) is None
 
 
 def test_another_configuration_is_not_answered_by_the_server(served, index_env):
     other = Index.open({**index_env, "RAG_HYBRID_WEIGHT": "0.1"})
-    assert peer.ask(other.config, "pump seals", 3, None, 6000) is None
+    assert peer.ask(other.config, "pump seals", 3, None, max_tokens=6000) is None
 
 
 def test_a_wrong_token_is_refused(served, index_env):
@@ -58,7 +61,7 @@ def test_a_wrong_token_is_refused(served, index_env):
     path = index.config.db_path / peer.FILE_NAME
     record = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**record, "token": "not-the-token"}), encoding="utf-8")
-    assert peer.ask(Index.open(index_env).config, "pump", 3, None, 6000) is None
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None, max_tokens=6000) is None
 
 
 def test_a_dead_servers_announcement_is_removed(served, index_env):
@@ -69,7 +72,7 @@ def test_a_dead_servers_announcement_is_removed(served, index_env):
                           capture_output=True, text=True, check=True)  # fmt: skip
     record = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**record, "pid": int(dead.stdout)}), encoding="utf-8")
-    assert peer.ask(Index.open(index_env).config, "pump", 3, None, 6000) is None
+    assert peer.ask(Index.open(index_env).config, "pump", 3, None, max_tokens=6000) is None
     assert not path.exists()
 
 
@@ -77,7 +80,9 @@ def test_a_bad_argument_is_raised_by_the_caller_as_without_a_server(served, inde
     from minirag_store.errors import InvalidArgumentError
 
     caller = Index.open(index_env)
-    assert peer.ask(caller.config, "pump", 0, None, 6000) is None  # the server refused it
+    assert (
+        peer.ask(caller.config, "pump", 0, None, max_tokens=6000) is None
+    )  # the server refused it
     with pytest.raises(InvalidArgumentError) as raised:
         caller.query("pump", top_k=0, ask_server=True)
     with pytest.raises(InvalidArgumentError) as alone:
@@ -102,7 +107,7 @@ def test_the_server_fits_its_answer_to_the_callers_budget(served, index_env, doc
         )
     index.sync()
     caller = Index.open(index_env)
-    answers = {b: peer.ask(caller.config, "pump seals", 100, None, b) for b in (0, 1000)}
+    answers = {b: peer.ask(caller.config, "pump seals", 100, None, max_tokens=b) for b in (0, 1000)}
     assert "trimmed" not in answers[0] and answers[1000]["trimmed"]["maxTokens"] == 1000
     for budget, answer in answers.items():
         assert answer == json.loads(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minirag_store.index.writer import Document, DocumentWriter
+from minirag_testkit.answers import expand
 from store_rows import lance_table
 
 
@@ -23,7 +24,7 @@ def test_many_documents_share_one_commit(make_index, docs_root):
     assert raw.version == before + 1  # one commit for all five
     writer.finish()
     assert table.counts() == (5, 5)
-    hit = index.query("plain text number 3", top_k=1)["results"][0]
+    hit = expand(index.query("plain text number 3", top_k=1))["results"][0]
     assert hit["source"] == str(docs_root / "d3.md")
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from minirag_store import Index
+from minirag_testkit.answers import expand
 
 pytestmark = pytest.mark.ray
 
@@ -90,8 +91,11 @@ def _same_index(ray_index: Index, local_index: Index) -> None:
             _vectors(ray_index, source), _vectors(local_index, source), atol=2e-3
         )
     for query in QUERIES:
-        hits = [(h["source"], h["chunkIndex"]) for h in ray_index.query(query, top_k=10)["results"]]
-        expected = local_index.query(query, top_k=10)["results"]
+        hits = [
+            (h["source"], h["chunkIndex"])
+            for h in expand(ray_index.query(query, top_k=10))["results"]
+        ]
+        expected = expand(local_index.query(query, top_k=10))["results"]
         assert hits == [(h["source"], h["chunkIndex"]) for h in expected], query
 
 

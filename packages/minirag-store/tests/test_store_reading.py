@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from minirag_chunker import normalize_markdown
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS
 from minirag_store.errors import InvalidArgumentError, NotFoundError, PathOutsideRootsError
+from minirag_testkit.answers import expand
 
 
 def test_neighbors_in_order_around_a_chunk(corpus_index):
@@ -128,10 +131,35 @@ def test_delete_then_gone_everywhere(make_index, docs_root, write_docs):
     source = str(docs_root / "a.md")
     assert index.delete_file(source) == {"source": source, "deletedChunks": 1}
     assert index.table().counts() == (1, 1)
-    assert {h["source"] for h in index.query("zebra", top_k=5)["results"]} == {
+    assert {h["source"] for h in expand(index.query("zebra", top_k=5))["results"]} == {
         str(docs_root / "b.md")
     }
     with pytest.raises(NotFoundError):
         index.read_file(source)
     with pytest.raises(NotFoundError):
         index.delete_file(source)
+
+
+def test_a_query_answers_displaypath_names_the_document_for_every_tool(
+    make_index, tmp_path, model_env
+):
+    """An answer says a file's path once, relative to its root: that displayPath is what
+    the other tools take back; the same path under two roots asks for the absolute one."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    for root, words in ((first, "Alpine huts close in October."), (second, "Huts reopen in May.")):
+        (root / "notes").mkdir(parents=True)
+        (root / "notes" / "huts.md").write_text(f"# Huts\n\n{words}\n", encoding="utf-8")
+    (first / "only-here.md").write_text("# Passes\n\nThe pass opens in June.\n", encoding="utf-8")
+    index = make_index(BASE_DIRS=json.dumps([str(first), str(second)]), BASE_DIR="")
+    index.sync()
+    answer = index.query("when does the pass open", top_k=1)
+    (summary,) = answer["sources"]
+    assert summary["displayPath"] == "only-here.md"
+    assert answer["roots"][summary["root"]] == str(first)
+    whole = index.read_file(summary["displayPath"])
+    assert whole["source"] == str(first / "only-here.md") and "June" in whole["text"]
+    near = index.read_chunk_neighbors(summary["displayPath"], 0)
+    assert near["source"] == str(first / "only-here.md")
+    with pytest.raises(InvalidArgumentError, match="indexed under several roots"):
+        index.read_file("notes/huts.md")
+    assert "October" in index.read_file(str(first / "notes" / "huts.md"))["text"]

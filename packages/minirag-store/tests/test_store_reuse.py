@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from minirag_store.index.embedding import Embedder
+from minirag_testkit.answers import expand
 
 SECTIONS = {
     "Backups": (
@@ -79,7 +80,7 @@ def stored(db: Path) -> dict[str, tuple[str, np.ndarray]]:
 def ranked(index, query: str) -> list[tuple[str, int, float]]:
     return [
         (h["source"], h["chunkIndex"], round(h["score"], 6))
-        for h in index.query(query, top_k=8)["results"]
+        for h in expand(index.query(query, top_k=8))["results"]
     ]
 
 
@@ -124,7 +125,7 @@ def test_an_index_from_before_locators_is_brought_up_to_date_without_embedding(
             assert after[chunk][0] == text
             assert np.array_equal(after[chunk][1], vector), chunk
         assert [ranked(old, q) for q in queries] == answers
-        hit = old.query("disk full phone rings", top_k=1)["results"][0]
+        hit = expand(old.query("disk full phone rings", top_k=1))["results"][0]
         assert hit["locator"] == {"headingPath": "Guide > Alerts"}  # the upgrade happened
     finally:
         old.close()
@@ -173,7 +174,7 @@ def test_editing_one_section_embeds_only_that_sections_chunks(synced, tmp_path, 
     alerts = section_chunks(db, "Alerts")
     assert alerts and len(embedder.passages) == len(alerts) < total
     assert all("Alerts" in text for text in embedder.passages)
-    hit = index.query("reactor coolant pump vibration pager", top_k=1)["results"][0]
+    hit = expand(index.query("reactor coolant pump vibration pager", top_k=1))["results"][0]
     assert "coolant pump" in hit["text"] and hit["locator"]["headingPath"] == "Guide > Alerts"
     assert "ninety percent" not in " ".join(t for t, _ in stored(db).values())
 

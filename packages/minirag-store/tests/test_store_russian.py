@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import expand, shown
 
 PHRASE_DOC = "системы учёта складских запасов"
 CAPS_HEADING = "ПОЯСНИТЕЛЬНАЯ ЗАПИСКА"
@@ -114,7 +115,7 @@ def report_index(tmp_path_factory, model_env, write_docs):
 
 
 def _top(index, query: str, n: int = 3) -> list[dict]:
-    return index.query(query, top_k=n)["results"]
+    return expand(index.query(query, top_k=n))["results"]
 
 
 @pytest.mark.parametrize(
@@ -137,14 +138,14 @@ def test_inflected_phrase_finds_the_passage_that_states_it(report_index, query):
 def test_capital_heading_matches_a_lower_case_query(report_index, query):
     index, source = report_index
     hit = _top(index, query, 1)[0]
-    assert hit["source"] == source and CAPS_HEADING in hit["text"]
+    assert hit["source"] == source and CAPS_HEADING in shown(hit)
 
 
 @pytest.mark.parametrize("query", ["ПОРЯДОК ИНВЕНТАРИЗАЦИИ", "порядка инвентаризации"])
 def test_lower_case_heading_matches_a_capital_query(report_index, query):
     index, source = report_index
     hit = _top(index, query, 1)[0]
-    assert hit["source"] == source and LOWER_HEADING in hit["text"]
+    assert hit["source"] == source and LOWER_HEADING in shown(hit)
 
 
 @pytest.mark.parametrize("query", ["расчёт неснижаемого остатка", "расчет неснижаемых остатков"])
@@ -192,7 +193,7 @@ def summary_index(fixtures, tmp_path_factory, model_env):
 def test_summary_passages_found_as_a_reader_types_them(summary_index, query, file, needle):
     index, root = summary_index
     hits = _top(index, query, 5)
-    found = [h for h in hits if h["source"] == str(root / file) and needle in h["text"]]
+    found = [h for h in hits if h["source"] == str(root / file) and needle in shown(h)]
     assert found, [(Path(h["source"]).name, h["text"][:60]) for h in hits]
 
 
@@ -237,7 +238,7 @@ def thesis_index(shared_data, tmp_path_factory, model_env):
 def test_thesis_passages_found_as_a_reader_types_them(thesis_index, query, file, needle):
     index, root = thesis_index
     hits = _top(index, query, 5)
-    found = [h for h in hits if h["source"] == str(root / file) and needle in h["text"]]
+    found = [h for h in hits if h["source"] == str(root / file) and needle in shown(h)]
     assert found, [(Path(h["source"]).name, h["text"][:60]) for h in hits]
 
 
@@ -279,7 +280,7 @@ def xquad_index(shared_data, tmp_path_factory, model_env, write_docs):
 
 
 def _reciprocal_rank(index, question: str, stem: str) -> float:
-    hits = index.query(question, top_k=10)["results"]
+    hits = expand(index.query(question, top_k=10))["results"]
     files = list(dict.fromkeys(Path(h["source"]).stem for h in hits))
     return 1.0 / (files.index(stem) + 1) if stem in files else 0.0
 

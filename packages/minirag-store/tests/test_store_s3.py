@@ -22,6 +22,7 @@ import pytest
 from minirag_store import Index
 from minirag_store.config import load_config
 from minirag_store.errors import ConfigError, IndexUnavailableError
+from minirag_testkit.answers import expand
 from s3_server import S3
 
 LEASE_TIMEOUT = 5  # seconds: RAG_SYNC_LEASE_TIMEOUT for the tests (the default is 120)
@@ -77,7 +78,7 @@ try:
                 if len(marks) > 1:
                     mixed.append([source, sorted(marks)])
                 reads += 1
-            if not index.query("lighthouse keeper logbook", top_k=5)["results"]:
+            if not expand(index.query("lighthouse keeper logbook", top_k=5))["results"]:
                 mixed.append(["(query)", "no hit"])
             queries += 1
             if not announced:
@@ -87,7 +88,7 @@ try:
     elif mode == "status":
         out(event="done", result=index.status())
     elif mode == "query":
-        out(event="done", result=index.query(sys.argv[2], top_k=3))
+        out(event="done", result=expand(index.query(sys.argv[2], top_k=3)))
 except Exception as e:
     out(event="error", type=type(e).__name__, message=str(e))
 finally:
@@ -232,7 +233,7 @@ def test_sync_resync_and_every_operation(remote) -> None:
         third = index.sync()
         assert (third["counts"]["ingested"], third["counts"]["deleted"]) == (1, 1)
 
-        hits = index.query("fog horn tested in the logbook", top_k=3)["results"]
+        hits = expand(index.query("fog horn tested in the logbook", top_k=3))["results"]
         assert hits and hits[0]["source"].endswith(".md")
         read = index.read_file(file_path=str(root / "station03.md"))
         assert "station 3" in read["text"] and read["chunkCount"] >= 2
@@ -288,7 +289,7 @@ def test_unreachable_index_is_a_clear_error_and_status_answers(
         assert status["dbPath"] == uri
         assert uri in status["indexError"] and says in status["indexError"]
         with pytest.raises(IndexUnavailableError) as caught:
-            index.query("lamp")
+            expand(index.query("lamp"))
         assert uri in str(caught.value) and says in str(caught.value)
         with pytest.raises(IndexUnavailableError):
             index.list_files()
@@ -503,7 +504,7 @@ def test_watch_on_an_object_store_index_polls_and_status_says_so(remote) -> None
         owls = root / "owls.md"
         owls.write_text("# Owls\n\nBarn owls hunt voles at night over the meadow.\n", "utf-8")
         while time.monotonic() < deadline:
-            hits = index.query("which birds hunt voles at night", top_k=1)["results"]
+            hits = expand(index.query("which birds hunt voles at night", top_k=1))["results"]
             if hits and hits[0]["source"] == str(owls):
                 break
             time.sleep(0.5)

@@ -7,6 +7,7 @@ from minirag_store.arguments import TOP_K
 from minirag_store.config import FUSIONS
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.search import run_query
+from minirag_testkit.answers import expand
 
 
 def _first(result) -> str:
@@ -15,7 +16,7 @@ def _first(result) -> str:
 
 def test_paraphrased_question_finds_its_passage(corpus_index):
     index, root = corpus_index
-    result = index.query("How long should a loaf stay in the oven?", top_k=3)
+    result = expand(index.query("How long should a loaf stay in the oven?", top_k=3))
     assert _first(result) == str(root / "en/bread.md")
     hit = result["results"][0]
     assert "220 degrees" in hit["text"]
@@ -24,28 +25,33 @@ def test_paraphrased_question_finds_its_passage(corpus_index):
 
 
 def test_result_shape_sources_and_parents(corpus_index):
+    """Each document and section once; a hit points at them and holds its own passage."""
     index, root = corpus_index
     result = index.query("supplier payment run", top_k=5)
     hit = result["results"][0]
-    assert set(hit) == {
-        "text", "source", "title", "chunkIndex", "score", "distance", "parentId", "locator",
-    }  # fmt: skip
-    assert hit["source"] == str(root / "en/invoices.md")
-    # a markdown file has no pages: where the hit is, is its heading path
-    assert set(hit["locator"]) == {"headingPath"}
-    assert hit["locator"]["headingPath"].startswith("Accounts payable")
-    assert hit["title"] == "Accounts payable"
-    summary = result["sources"][0]
+    assert set(hit) == {"src", "chunkIndex", "score", "distance", "locator", "parent", "text"}
+    summary = result["sources"][hit["src"]]
     assert summary == {
-        "source": hit["source"],
+        "displayPath": "en/invoices.md",
+        "root": 0,
         "title": "Accounts payable",
         "hits": 1,
-        "displayPath": "en/invoices.md",
     }
-    assert hit["parentId"] in result["parents"]
-    assert "purchase order" in result["parents"][hit["parentId"]]
+    assert result["roots"] == [str(root)]  # the absolute path: roots[root] + displayPath
+    # a markdown file has no pages: where the hit is, is its heading path, left out when
+    # it is only the title (the source says that); the passage does not repeat it
+    assert set(hit["locator"]) <= {"headingPath"}
+    assert hit["locator"].get("headingPath", summary["title"]).startswith("Accounts payable")
+    assert not hit["text"].startswith("Accounts payable")
+    assert "purchase order" in result["parents"][hit["parent"]]
+    assert len(result["parents"]) == len(set(result["parents"]))  # each section once
+    assert len(result["sources"]) == len({s["displayPath"] for s in result["sources"]})
+    assert [s["hits"] for s in result["sources"]] and sum(
+        s["hits"] for s in result["sources"]
+    ) == len(result["results"])
     scores = [h["score"] for h in result["results"]]
     assert scores == sorted(scores, reverse=True)
+    assert all(float(f"{h['score']:.4g}") == h["score"] for h in result["results"])
 
 
 @pytest.mark.parametrize(
@@ -59,7 +65,7 @@ def test_result_shape_sources_and_parents(corpus_index):
 )
 def test_identifier_query_finds_its_exact_chunk_first(corpus_index, query, expected):
     index, root = corpus_index
-    assert _first(index.query(query, top_k=5)) == str(root / expected)
+    assert _first(expand(index.query(query, top_k=5))) == str(root / expected)
 
 
 @pytest.mark.parametrize(
@@ -69,7 +75,7 @@ def test_identifier_query_finds_its_exact_chunk_first(corpus_index, query, expec
 def test_inflected_keyword_matches_other_form(corpus_index, with_config, query, expected):
     _index, root = corpus_index
     keyword_only = with_config(hybrid_weight=1.0)
-    assert _first(keyword_only.query(query, top_k=3)) == str(root / expected)
+    assert _first(expand(keyword_only.query(query, top_k=3))) == str(root / expected)
 
 
 def test_hybrid_finds_identifier_outside_vector_window(corpus_index):
@@ -78,7 +84,7 @@ def test_hybrid_finds_identifier_outside_vector_window(corpus_index):
     target = str(root / "en/recipe.md")
     window = index.table().vector_search(index.embedder().embed_query(query), 50)
     assert target not in {r["source"] for r in window}  # the vector side alone misses it
-    hit = index.query(query, top_k=5)["results"][0]
+    hit = expand(index.query(query, top_k=5))["results"][0]
     assert hit["source"] == target
     assert hit["distance"] is None  # ranked by the keyword side alone
 
@@ -91,7 +97,7 @@ def test_weight_zero_skips_keyword_search(corpus_index, with_config, monkeypatch
         raise AssertionError("keyword search must not run at weight 0")
 
     monkeypatch.setattr(table, "keyword_search", boom)
-    result = vector_only.query("QX-7731 weather", top_k=5)
+    result = expand(vector_only.query("QX-7731 weather", top_k=5))
     assert all(h["distance"] is not None for h in result["results"])
     assert str(corpus_index[1] / "en/recipe.md") not in {h["source"] for h in result["results"]}
 
@@ -100,17 +106,17 @@ def test_weight_one_gives_keyword_order(corpus_index, with_config):
     keyword_only = with_config(hybrid_weight=1.0)
     query = "warehouse stock spec"
     keyword = keyword_only.table().keyword_search(query, 50)
-    result = keyword_only.query(query, top_k=len(keyword))
+    result = expand(keyword_only.query(query, top_k=len(keyword)))
     assert [h["source"] for h in result["results"]] == [r["source"] for r in keyword]
 
 
 def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config):
     index, _ = corpus_index
     query = "QX-7731 weather"  # top_k 10: a 100-row vector window, smaller than the index
-    unfiltered = index.query(query, top_k=10)["results"]
+    unfiltered = expand(index.query(query, top_k=10))["results"]
     assert any(h["distance"] is None for h in unfiltered)
     cutoff = sorted(h["distance"] for h in unfiltered if h["distance"] is not None)[5]
-    filtered = with_config(max_distance=cutoff).query(query, top_k=10)["results"]
+    filtered = expand(with_config(max_distance=cutoff).query(query, top_k=10))["results"]
     assert filtered
     assert all(h["distance"] is not None and h["distance"] <= cutoff for h in filtered)
     kept = [h["chunkIndex"] for h in unfiltered if h["distance"] is not None]
@@ -120,10 +126,10 @@ def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config)
 def test_grouping_cuts_at_a_gap_and_keeps_order(corpus_index, with_config):
     index, _ = corpus_index
     query = "QX-7731 weather"  # top_k 10 keeps the window at 100, below the index size
-    plain = index.query(query, top_k=10)["results"]
+    plain = expand(index.query(query, top_k=10))["results"]
     keys = [(h["source"], h["chunkIndex"]) for h in plain]
-    similar = with_config(grouping="similar").query(query, top_k=10)["results"]
-    related = with_config(grouping="related").query(query, top_k=10)["results"]
+    similar = expand(with_config(grouping="similar").query(query, top_k=10))["results"]
+    related = expand(with_config(grouping="related").query(query, top_k=10))["results"]
     for grouped in (similar, related):
         got = [(h["source"], h["chunkIndex"]) for h in grouped]
         assert got == [k for k in keys if k in got]  # a subsequence: order unchanged
@@ -137,7 +143,7 @@ def test_grouping_cuts_at_a_gap_and_keeps_order(corpus_index, with_config):
 
 
 def test_max_files_keeps_first_sources(corpus_index, with_config):
-    result = with_config(max_files=2).query("operations guide backups monitoring", top_k=20)
+    result = expand(with_config(max_files=2).query("operations guide backups monitoring", top_k=20))
     sources = list(dict.fromkeys(h["source"] for h in result["results"]))
     assert len(sources) == 2
     assert len(result["sources"]) == 2
@@ -145,35 +151,38 @@ def test_max_files_keeps_first_sources(corpus_index, with_config):
 
 def test_top_k_clamped_and_validated(corpus_index, with_config):
     index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
-    assert len(index.query("heavy rain report", top_k=1000)["results"]) == 100
-    assert len(index.query("heavy rain report", top_k=3)["results"]) == 3
+    assert len(expand(index.query("heavy rain report", top_k=1000))["results"]) == 100
+    assert len(expand(index.query("heavy rain report", top_k=3))["results"]) == 3
     for bad in (0, -1):
         with pytest.raises(InvalidArgumentError, match="topK"):
-            index.query("rain", top_k=bad)
+            expand(index.query("rain", top_k=bad))
     with pytest.raises(InvalidArgumentError, match="topK must be a whole number"):
-        index.query("rain", top_k=2.5)  # type: ignore[arg-type]
+        expand(index.query("rain", top_k=2.5))  # type: ignore[arg-type]
 
 
 def test_top_k_minimum_is_the_first_value_served(corpus_index):
     index, _ = corpus_index
-    assert len(index.query("heavy rain report", top_k=TOP_K.minimum)["results"]) == TOP_K.minimum
+    assert (
+        len(expand(index.query("heavy rain report", top_k=TOP_K.minimum))["results"])
+        == TOP_K.minimum
+    )
     with pytest.raises(InvalidArgumentError) as refused:
-        index.query("heavy rain report", top_k=TOP_K.minimum - 1)
+        expand(index.query("heavy rain report", top_k=TOP_K.minimum - 1))
     assert str(refused.value) == f"topK must be at least {TOP_K.minimum}, got {TOP_K.minimum - 1}"
 
 
 def test_top_k_maximum_is_served_and_one_more_gives_the_same(corpus_index, with_config):
     index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
     assert index.table().counts()[0] > TOP_K.maximum  # enough chunks to see the cap
-    at_cap = index.query("heavy rain report", top_k=TOP_K.maximum)["results"]
-    over = index.query("heavy rain report", top_k=TOP_K.maximum + 1)["results"]
+    at_cap = expand(index.query("heavy rain report", top_k=TOP_K.maximum))["results"]
+    over = expand(index.query("heavy rain report", top_k=TOP_K.maximum + 1))["results"]
     assert len(at_cap) == TOP_K.maximum
     assert [h["text"] for h in over] == [h["text"] for h in at_cap]
 
 
 def test_the_default_top_k_is_the_store_constant(corpus_index):
     index, _ = corpus_index
-    assert len(index.query("heavy rain report")["results"]) == TOP_K.default
+    assert len(expand(index.query("heavy rain report"))["results"]) == TOP_K.default
     for empty in ("", "   "):
         with pytest.raises(InvalidArgumentError, match="query"):
             run_query(index, empty, 5, None)
@@ -181,23 +190,25 @@ def test_the_default_top_k_is_the_store_constant(corpus_index):
 
 def test_scope_stops_at_separator(corpus_index):
     index, root = corpus_index
-    result = index.query("zebra migration", top_k=10, scope=str(root / "proj"))
+    result = expand(index.query("zebra migration", top_k=10, scope=str(root / "proj")))
     assert {h["source"] for h in result["results"]} == {str(root / "proj/a.md")}
-    both = index.query("zebra migration", top_k=10, scope=[str(root / "proj"), str(root / "en")])
+    both = expand(
+        index.query("zebra migration", top_k=10, scope=[str(root / "proj"), str(root / "en")])
+    )
     assert str(root / "project-secret/b.md") not in {h["source"] for h in both["results"]}
 
 
 @pytest.mark.parametrize("suffix", ["%", "_", "' OR '1'='1", "') OR (1=1", "*"])
 def test_scope_special_characters_cannot_widen(corpus_index, suffix):
     index, root = corpus_index
-    result = index.query("zebra migration", top_k=10, scope=str(root / "pro") + suffix)
+    result = expand(index.query("zebra migration", top_k=10, scope=str(root / "pro") + suffix))
     assert result["results"] == []
     assert "scope" in result["notice"]
 
 
 def test_scope_with_quote_in_path_matches_itself(corpus_index):
     index, root = corpus_index
-    result = index.query("zebra migration", top_k=10, scope=str(root / "quo'te"))
+    result = expand(index.query("zebra migration", top_k=10, scope=str(root / "quo'te")))
     assert {h["source"] for h in result["results"]} == {str(root / "quo'te/c.md")}
 
 
@@ -212,7 +223,7 @@ def test_parents_fetched_in_one_batch(corpus_index, monkeypatch):
         return original(ids)
 
     monkeypatch.setattr(table, "parent_chunks", spy)
-    result = index.query("backup restore log auditors on-call incident", top_k=8)
+    result = expand(index.query("backup restore log auditors on-call incident", top_k=8))
     assert len(calls) == 1
     guide_hits = [h for h in result["results"] if h["source"] == str(root / "guide.md")]
     assert len(guide_hits) >= 2
@@ -224,7 +235,7 @@ def test_parents_fetched_in_one_batch(corpus_index, monkeypatch):
 
 
 def test_empty_index_answers_with_a_notice(make_index):
-    result = make_index().query("anything at all", top_k=5)
+    result = expand(make_index().query("anything at all", top_k=5))
     assert result["results"] == [] and result["sources"] == [] and result["parents"] == {}
     assert "empty" in result["notice"]
 
@@ -265,7 +276,7 @@ def test_keyword_words_split_across_neighbouring_chunks_find_their_passage(
     keyword_only = Index(
         replace(index.config, hybrid_weight=1.0), embedder=index.embedder(), table=index.table()
     )
-    hits = keyword_only.query("descaling citric acid", top_k=3)["results"]
+    hits = expand(keyword_only.query("descaling citric acid", top_k=3))["results"]
     assert hits[0]["source"] == str(root / "boiler.md")
     index.close()
 
@@ -276,9 +287,9 @@ def test_every_fusion_finds_paraphrases_and_exact_identifiers(corpus_index, with
     for."""
     _index, root = corpus_index
     index = with_config(fusion=fusion)
-    paraphrase = index.query("How long should a loaf stay in the oven?", top_k=3)
+    paraphrase = expand(index.query("How long should a loaf stay in the oven?", top_k=3))
     assert _first(paraphrase) == str(root / "en/bread.md")
-    identifier = index.query("QX-7731 weather", top_k=5)["results"][0]
+    identifier = expand(index.query("QX-7731 weather", top_k=5))["results"][0]
     assert identifier["source"] == str(root / "en/recipe.md")
     scores = [h["score"] for h in paraphrase["results"]]
     assert scores == sorted(scores, reverse=True)

@@ -9,6 +9,7 @@ import pytest
 from minirag_store import Index
 from minirag_store.errors import IndexMismatchError, ModelLoadError
 from minirag_store.index.table import ChunkTable
+from minirag_testkit.answers import expand
 
 
 def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env, tmp_path):
@@ -25,7 +26,7 @@ def test_reads_of_an_existing_index_do_not_load_the_model(make_index, index_env,
         assert [r["source"] for r in reader.list_files()["files"]] == ["notes/spec"]
         assert reader.status()["chunkCount"] >= 1
         with pytest.raises(ModelLoadError, match="MODEL_PATH"):
-            reader.query("warehouse stock")  # a query is what needs the model
+            expand(reader.query("warehouse stock"))  # a query is what needs the model
     finally:
         reader.close()
 
@@ -37,7 +38,7 @@ def test_an_index_takes_a_loaded_model_and_table_through_its_constructor(make_in
         replace(base.config, hybrid_weight=1.0), embedder=base.embedder(), table=base.table()
     )
     assert keyword_only.embedder() is base.embedder() and keyword_only.table() is base.table()
-    hit = keyword_only.query("SPEC-112")["results"][0]
+    hit = expand(keyword_only.query("SPEC-112"))["results"][0]
     assert hit["source"] == "notes/spec"
 
 
@@ -126,7 +127,7 @@ def test_small_writes_are_found_at_once_and_maintained_in_batches(make_index, mo
     assert passes == []
     # not yet in the keyword index, yet the keyword side finds it (and so does a query)
     assert [r["source"] for r in index.table().keyword_search("quokkatron", 5)] == ["notes/a"]
-    assert index.query("quokkatron")["results"][0]["source"] == "notes/a"
+    assert expand(index.query("quokkatron"))["results"][0]["source"] == "notes/a"
     index.delete_file("notes/b")  # third small write: maintenance runs
     assert len(passes) == 1
     index.ingest_data("Sprockets are stored in bin 7.", "notes/c", "text")
@@ -147,10 +148,10 @@ def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make
     writer.ingest_data("Lunch is served at noon in the atrium.", "notes/lunch", "text")
     reader = Index.open(index_env)
     try:
-        assert reader.query("lunch atrium")["results"]  # looks the version up now
+        assert expand(reader.query("lunch atrium"))["results"]  # looks the version up now
         writer.ingest_data("The quokkatron calibrates sprockets nightly.", "notes/q", "text")
         time.sleep(searcher_module._VERSION_FRESH_S + 0.1)
-        found = [h["source"] for h in reader.query("quokkatron sprockets")["results"]]
+        found = [h["source"] for h in expand(reader.query("quokkatron sprockets"))["results"]]
         assert found[0] == "notes/q"
     finally:
         reader.close()

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from minirag_store.index import summary
+from minirag_testkit.answers import expand
 
 #: Runs in a fresh interpreter where importing LanceDB or onnxruntime fails: what it
 #: prints was answered without either.
@@ -127,5 +128,5 @@ def test_a_changed_file_is_synced_even_when_the_summary_is_current(make_index, d
     job = index.sync()
     assert job["counts"]["ingested"] == 1 and job["counts"]["deleted"] == 1
     assert index.status()["sourceCount"] == 2
-    hits = index.query("Rewritten entirely", top_k=1)["results"]
+    hits = expand(index.query("Rewritten entirely", top_k=1))["results"]
     assert hits and hits[0]["source"].endswith("note1.md")

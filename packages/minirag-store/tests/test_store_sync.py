@@ -13,6 +13,7 @@ from pathlib import Path
 import minirag_chunker
 import pytest
 from minirag_store.errors import InvalidArgumentError, NotFoundError, PathOutsideRootsError
+from minirag_testkit.answers import expand
 
 
 def _write(path: Path, text: str, mtime: float | None = None) -> Path:
@@ -24,7 +25,7 @@ def _write(path: Path, text: str, mtime: float | None = None) -> Path:
 
 
 def _top_source(index, query: str) -> str:
-    return index.query(query, top_k=3)["results"][0]["source"]
+    return expand(index.query(query, top_k=3))["results"][0]["source"]
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from minirag_store.index.ann import INDEX_PREFIX, AnnSettings
 from minirag_store.index.table import ChunkTable
 from minirag_store.index.upkeep import segments_to_merge
 from minirag_store.index.writer import Document, DocumentWriter
+from minirag_testkit.answers import expand
 from store_rows import DIM, chunk_rows, lance_table
 
 SEGMENT = upkeep.SEGMENT_ROWS
@@ -158,7 +159,7 @@ def test_a_long_write_is_maintained_as_it_goes(make_index, docs_root, monkeypatc
     assert unindexed == [1, 2, 0, 1, 2, 0, 1, 2, 0, 1]
     writer.finish()
     assert index.table().counts() == (10, 10)
-    hit = index.query("plain text number 7", top_k=1)["results"][0]
+    hit = expand(index.query("plain text number 7", top_k=1))["results"][0]
     assert hit["source"] == str(docs_root / "d7.md")
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
@@ -196,6 +196,9 @@ def query(
         typer.Option(help="Only under this folder/file or source-id prefix; repeatable."),
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help=_MAX_TOKENS_HELP)] = None,
+    offset: Annotated[
+        int, typer.Option(help=f"Skip the best N hits ({OFFSET.minimum}-{OFFSET.maximum}).")
+    ] = OFFSET.default,
     *,
     shared: Shared,
 ) -> None:
@@ -213,7 +216,7 @@ def query(
                 index.config.max_response_tokens if index.config.max_response_tokens_set else 0
             )
         result = index.query(
-            text, top_k=top_k, scope=scopes, max_tokens=max_tokens, ask_server=True
+            text, top_k=top_k, scope=scopes, offset=offset, max_tokens=max_tokens, ask_server=True
         )
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):

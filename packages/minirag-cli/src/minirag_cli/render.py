@@ -206,17 +206,17 @@ def show_query(result: QueryResult, query: str) -> None:
         notice = result.get("notice")
         out.print("no results" + (f": {notice}" if notice else ""))
         return
-    where = {s["source"]: s["displayPath"] for s in result["sources"]}
     terms = query_terms(query)
     for rank, hit in enumerate(result["results"], 1):
+        source = result["sources"][hit["src"]]
         distance = "" if hit["distance"] is None else f"  distance {hit['distance']:.3f}"
         out.print(f"{rank}. ", style="bold", end="")
         place = describe(hit["locator"])
-        out.print(f"{where.get(hit['source'], hit['source'])}", style="cyan", end="")
+        out.print(source["displayPath"], style="cyan", end="")
         out.print(f" {place}" if place else "", style="cyan", end="")
-        out.print(f"  #{hit['chunkIndex']}  {hit['title']}", style="bold", end="")
+        out.print(f"  #{hit['chunkIndex']}  {source['title']}", style="bold", end="")
         out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
-        out.print(_STALE if hit.get("stale") else "", style="yellow")
+        out.print(_STALE if source.get("stale") else "", style="yellow")
         if heading := hit["locator"].get("headingPath"):
             out.print(f"   § {heading}", style="dim")
         out.print(_passage(hit["text"], terms), soft_wrap=True)

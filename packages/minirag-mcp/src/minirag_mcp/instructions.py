@@ -44,11 +44,11 @@ wording or the exact terms before concluding the documents are silent. Still not
 Call status: chunkCount 0 means nothing is indexed yet (offer sync_start), which looks \
 exactly like "nothing found".
 
-Reading: a hit's text is only the passage that matched. Answer from its enclosing \
-section, parents[parentId]; use read_chunk_neighbors or read_file (page/slide: one \
-page or slide) for more. Answers are cut to fit a size budget: `notice` then says \
-what was left out and how to read it. \
-A hit with stale: true is from a file edited since it was indexed: say it may be outdated.
+Reading: a hit's text is only the passage that matched (its document: sources[src]). \
+Answer from its section, parents[parent]; read_chunk_neighbors or read_file \
+(page/slide: one page or slide) read more. Answers fit a size budget: `notice` says \
+what was left out and how to read it. A source with stale: true was edited since it \
+was indexed: say its hits may be outdated.
 
 Citing: end every answer built on query_documents with a "Sources" list, one line per \
 document you used: its displayPath from the response's sources, copied verbatim as plain \

@@ -20,7 +20,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.tools import Tool
 from mcp.types import ToolAnnotations
 from minirag_store import Index
-from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, FIRST_PAGE, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.results import (
     DeleteResult,
     IngestResult,
@@ -50,9 +50,9 @@ FilePath = Annotated[
 Source = Annotated[
     str | None,
     Field(
-        description="The document's `source` as a search or list_files returned it: the "
-        "absolute path for a file, the chosen id for data, the URL for a web page. "
-        "Give this or filePath.",
+        description="The document as a search or list_files named it: a query's "
+        "sources[].displayPath (or a file's absolute path, list_files' source), the chosen "
+        "id for data, the URL for a web page. Give this or filePath.",
     ),
 ]
 Scope = Annotated[
@@ -69,6 +69,15 @@ TopK = Annotated[
         description=f"How many hits to return (at least {TOP_K.minimum}; more than "
         f"{TOP_K.maximum} gives {TOP_K.maximum}).",
         json_schema_extra={"minimum": TOP_K.minimum},
+    ),
+]
+Offset = Annotated[
+    int,
+    Field(
+        description="Skip the best this many hits: a trimmed answer's trimmed.nextOffset "
+        f"(with the same query and topK) reads the hits it left out ({OFFSET.minimum}-"
+        f"{OFFSET.maximum}).",
+        json_schema_extra={"minimum": OFFSET.minimum, "maximum": OFFSET.maximum},
     ),
 ]
 ChunkIndex = Annotated[
@@ -231,8 +240,9 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         ],
         topK: TopK = TOP_K.default,
         scope: Scope = None,
+        offset: Offset = OFFSET.default,
     ) -> QueryResult:
-        return await call_store(lambda: index.query(query, topK, scope))
+        return await call_store(lambda: index.query(query, topK, scope, offset=offset))
 
     @_tool(mcp, "read_chunk_neighbors", read_only=True)
     async def read_chunk_neighbors(

@@ -18,12 +18,14 @@ __all__ = [
     "FIRST_CHUNK_INDEX",
     "FIRST_PAGE",
     "NEIGHBORS",
+    "OFFSET",
     "TOP_K",
     "Bound",
     "check_chunk_index",
     "check_from_chunk",
     "check_max_tokens",
     "check_neighbors",
+    "check_offset",
     "check_place",
     "check_top_k",
     "one_document",
@@ -43,6 +45,11 @@ class Bound:
 #: maximum (asking for too much is a guess, not an error): each search side fetches a
 #: multiple of topK candidates, so the cap bounds the scan.
 TOP_K = Bound(default=8, minimum=1, maximum=100)
+
+#: Hits a query skips before its topK (``offset``): where an answer trimmed to fit
+#: RAG_MAX_RESPONSE_TOKENS says the rest begins (``trimmed.nextOffset``). Refused past the
+#: maximum: the candidates each side fetches grow with offset + topK.
+OFFSET = Bound(default=0, minimum=0, maximum=400)
 
 #: Chunks read on each side of a hit (``before`` / ``after``). One each side by default:
 #: the reference's "the chunks immediately before and after a search result". Above the
@@ -77,6 +84,17 @@ def check_max_tokens(max_tokens: object) -> int:
             f"maxTokens must be 0 (no limit) or at least {MIN_MAX_RESPONSE_TOKENS}, got {tokens}"
         )
     return tokens
+
+
+def check_offset(offset: object) -> int:
+    """``offset``, refused outside :data:`OFFSET`'s bounds."""
+    skipped = _whole("offset", offset, OFFSET.minimum)
+    if skipped > OFFSET.maximum:
+        raise InvalidArgumentError(
+            f"offset must be at most {OFFSET.maximum}, got {skipped}; a scope narrows a "
+            "query to fewer, closer hits"
+        )
+    return skipped
 
 
 def check_neighbors(name: str, value: object) -> int:

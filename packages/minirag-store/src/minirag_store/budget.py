@@ -7,7 +7,9 @@ how fastmcp serialises it), counted with the embedding model's tokenizer. When i
 
 * a query answer loses parent sections first (those of the lowest-ranked hits first),
   then its lowest-ranked hits, never the top one; when even the top hit alone does not
-  fit, its text is cut. ``trimmed`` names what was left out, ``notice`` says how to read it;
+  fit, its text is cut. ``trimmed`` counts what was left out (a count, not a list: naming
+  each left-out hit by its path cost ~40 tokens a hit) and ``nextOffset`` is where the
+  left-out hits begin; ``notice`` says it in one line;
 * ``read_file`` returns the document's first chunks that fit, and ``nextChunk`` (with the
   ``notice``) says where to continue: ``read_file`` with ``fromChunk=nextChunk``.
 
@@ -32,11 +34,9 @@ from minirag_store.results import (
     ReadResult,
     SearchHit,
     SourceSummary,
-    TrimmedHit,
 )
 
 __all__ = [
-    "NAMED_HITS",
     "Counter",
     "fit_query",
     "fit_read",
@@ -46,11 +46,6 @@ __all__ = [
 ]
 
 Counter = Callable[[str], int]
-
-#: Hits left out that ``trimmed.hits`` names (the highest-ranked of them); the rest are
-#: only counted. Naming costs ~40 tokens a hit (its source path), so at topK 100 naming
-#: all would crowd out the hits kept; a caller past 20 asks again with a smaller topK.
-NAMED_HITS = 20
 
 
 def utf8_bytes(text: str) -> int:
@@ -75,130 +70,116 @@ def _string_tokens(text: str, count: Counter) -> int:
 
 
 # ------------------------------------------------------------------------------ query
-def _plan(result: QueryResult) -> list[tuple[str, Any]]:
+def _plan(result: QueryResult) -> list[tuple[str, int]]:
     """The order things are left out in: parent sections, those whose best hit ranks
     lowest first; then hits from the lowest up, never the top one."""
     hits = result["results"]
-    best: dict[str, int] = {}
+    best: dict[int, int] = {}
     for rank, hit in enumerate(hits):
-        parent = hit["parentId"]
-        if parent is not None and parent in result["parents"]:
-            best.setdefault(parent, rank)
+        if "parent" in hit:
+            best.setdefault(hit["parent"], rank)
     parents = sorted(best, key=lambda p: best[p], reverse=True)
     return [("parent", p) for p in parents] + [("hit", i) for i in range(len(hits) - 1, 0, -1)]
 
 
-def _query_notice(trimmed: QueryTrimmed, paged: bool) -> str:
+def _query_notice(trimmed: QueryTrimmed) -> str:
+    """A short line: what was left out and the one call that gets each back."""
     left: list[str] = []
-    if n := len(trimmed["parents"]):
-        left.append(f"{n} parent section{'s' if n != 1 else ''} of hits shown (trimmed.parents)")
     if n := trimmed["hitsLeftOut"]:
-        named = "trimmed.hits" if n <= NAMED_HITS else f"trimmed.hits names the first {NAMED_HITS}"
-        left.append(f"the {n} lowest-ranked hit{'s' if n != 1 else ''} ({named})")
+        left.append(f"{_many(n, 'lower-ranked hit')} (offset={trimmed.get('nextOffset')} reads on)")
+    if n := trimmed["parentsLeftOut"]:
+        left.append(f"{_many(n, 'section')} (read_chunk_neighbors reads around a hit)")
     if trimmed["hitTextCut"]:
-        left.append("the end of the top hit's text")
+        left.append("the end of the top hit's text (read_chunk_neighbors)")
     return (
-        f"Trimmed to fit RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out "
-        f"{', '.join(left)}. read_chunk_neighbors with a hit's source and chunkIndex reads "
-        "it whole with the text around it (before/after for more), a left-out hit too; "
-        "read_file reads a whole document"
-        + (", or with a hit's page (slide) one page of it (slide of a deck)" if paged else "")
-        + "; a smaller topK or a scope asks for less."
+        f"Fitted to RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out {'; '.join(left)}."
     )
 
 
-def _paged(hits: Sequence[SearchHit] | Sequence[TrimmedHit]) -> bool:
-    """Whether some of ``hits`` is on a page or slide (read_file can read just that)."""
+def _many(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _kept(result: QueryResult, dropped_hits: set[int], dropped_parents: set[int]) -> QueryResult:
+    """``result`` without the hits and sections named, its indices renumbered and each
+    source's hit count and places recounted."""
+    hits = [h for i, h in enumerate(result["results"]) if i not in dropped_hits]
+    sources: list[SourceSummary] = []
+    source_at: dict[int, int] = {}
+    parents: list[str] = []
+    parent_at: dict[int, int] = {}
+    kept: list[SearchHit] = []
     for hit in hits:
-        where: Mapping[str, Any] = hit.get("locator", hit)  # type: ignore[assignment]
-        if "page" in where or "slide" in where:
-            return True
-    return False
-
-
-def _sources(kept: Sequence[SearchHit], before: list[SourceSummary]) -> list[SourceSummary]:
-    """The source summaries of the hits kept, their hit counts recounted."""
-    counts: dict[str, int] = {}
-    for hit in kept:
-        counts[hit["source"]] = counts.get(hit["source"], 0) + 1
-    out: list[SourceSummary] = []
-    for s in before:
-        if s["source"] in counts:
-            entry: SourceSummary = {**s, "hits": counts[s["source"]]}
+        if hit["src"] not in source_at:
+            source_at[hit["src"]] = len(sources)
+            entry: SourceSummary = {**result["sources"][hit["src"]], "hits": 0}
             entry.pop("pages", None)
             entry.pop("slides", None)
-            out.append(entry)
-    add_places(out, kept)  # the pages and slides of the hits still shown
-    return out
+            sources.append(entry)
+        sources[source_at[hit["src"]]]["hits"] += 1
+        out: SearchHit = {**hit, "src": source_at[hit["src"]]}
+        parent = out.pop("parent", None)
+        if parent is not None and parent not in dropped_parents:
+            if parent not in parent_at:
+                parent_at[parent] = len(parents)
+                parents.append(result["parents"][parent])
+            out["parent"] = parent_at[parent]
+        kept.append(out)
+    add_places(sources, kept)
+    return {"results": kept, "sources": sources, "roots": result["roots"], "parents": parents}
 
 
 def _trimmed_query(
-    result: QueryResult, plan: list[tuple[str, Any]], steps: int, budget: int
+    result: QueryResult, plan: list[tuple[str, int]], steps: int, budget: int, offset: int
 ) -> QueryResult:
     """``result`` with the first ``steps`` of ``plan`` left out, saying so."""
     taken = plan[:steps]
-    gone = {key for kind, key in taken if kind == "parent"}
-    dropped = sorted(key for kind, key in taken if kind == "hit")
+    dropped_parents = {key for kind, key in taken if kind == "parent"}
+    dropped_hits = {key for kind, key in taken if kind == "hit"}
+    out = _kept(result, dropped_hits, dropped_parents)
     hits = result["results"]
-    left_out = set(dropped)
-    kept = [h for i, h in enumerate(hits) if i not in left_out]
-    # Only the parents of hits still shown are worth naming; in the order of those hits.
-    orphans = [h["parentId"] for h in kept if h["parentId"] in gone]
+    shown = {h["parent"] for i, h in enumerate(hits) if "parent" in h and i not in dropped_hits}
     trimmed: QueryTrimmed = {
         "maxTokens": budget,
-        "parents": list(dict.fromkeys(p for p in orphans if p is not None)),
-        "hits": [_trimmed_hit(hits[i]) for i in dropped[:NAMED_HITS]],
-        "hitsLeftOut": len(dropped),
+        "hitsLeftOut": len(dropped_hits),
+        "parentsLeftOut": len(dropped_parents & shown),
         "hitTextCut": False,
     }
-    out: QueryResult = {
-        "results": kept,
-        "sources": _sources(kept, result["sources"]),
-        "parents": {p: t for p, t in result["parents"].items() if p not in gone},
-    }
-    out["notice"] = _query_notice(trimmed, _paged(hits))
+    if dropped_hits:  # always the lowest-ranked: the rest starts after the last one kept
+        trimmed["nextOffset"] = offset + len(out["results"])
+    out["notice"] = _query_notice(trimmed)
     out["trimmed"] = trimmed
     return out
 
 
-def _trimmed_hit(hit: SearchHit) -> TrimmedHit:
-    """A left-out hit as named in ``trimmed.hits``: where to read it."""
-    out = TrimmedHit(source=hit["source"], chunkIndex=hit["chunkIndex"])
-    for place in ("page", "slide"):
-        if place in hit["locator"]:
-            out[place] = hit["locator"][place]  # type: ignore[literal-required]
-    return out
-
-
 def _step_costs(
-    result: QueryResult, plan: list[tuple[str, Any]], tokens_per_char: float
+    result: QueryResult, plan: list[tuple[str, int]], tokens_per_char: float
 ) -> list[float]:
     """Roughly what leaving out each step saves: its JSON's length at the whole answer's
     tokens per character, and for a hit its source's summary too when it is the source's
-    best hit (the entry goes with it). Estimated, not counted: a count per step made the
+    only hit (the entry goes with it). Estimated, not counted: a count per step made the
     budget cost more than the search itself at a million chunks (~30 tokenizer calls over
     ~65 KB per trimmed answer); the whole answer is counted after each estimate anyway."""
-    summaries = {s["source"]: s for s in result["sources"]}
-    best: dict[str, int] = {}
-    for rank, hit in enumerate(result["results"]):
-        best.setdefault(hit["source"], rank)
+    sources = result["sources"]
     costs = []
     for kind, key in plan:
         if kind == "parent":
-            size = len(json.dumps(result["parents"][key], ensure_ascii=False)) + len(key) + 3
-            costs.append(size * tokens_per_char)
+            costs.append(
+                (len(json.dumps(result["parents"][key], ensure_ascii=False)) + 1) * tokens_per_char
+            )
             continue
         hit = result["results"][key]
         size = len(response_json(hit)) + 1
-        if best[hit["source"]] == key and hit["source"] in summaries:
-            size += len(response_json(summaries[hit["source"]])) + 1
+        if sources[hit["src"]]["hits"] == 1:
+            size += len(response_json(sources[hit["src"]])) + 1
         costs.append(size * tokens_per_char)
     return costs
 
 
-def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
+def fit_query(result: QueryResult, budget: int, count: Counter, offset: int = 0) -> QueryResult:
     """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
     (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
+    ``offset``: the hits the query skipped, so ``trimmed.nextOffset`` counts from there.
 
     The fewest steps of the plan that fit: estimated from each step's share of the
     answer's characters, checked on the whole answer, then narrowed by bisection between
@@ -216,7 +197,7 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
         while steps < len(plan) and saved < excess:
             saved += costs[steps]
             steps += 1
-        candidate = _trimmed_query(result, plan, steps, budget)
+        candidate = _trimmed_query(result, plan, steps, budget, offset)
         over = response_tokens(candidate, count) - budget
         if over <= 0:
             break
@@ -226,7 +207,7 @@ def fit_query(result: QueryResult, budget: int, count: Counter) -> QueryResult:
         excess = saved + over  # the estimate fell short by ``over``: save that much more
     while steps - too_few > 1:
         middle = (too_few + steps) // 2
-        trial = _trimmed_query(result, plan, middle, budget)
+        trial = _trimmed_query(result, plan, middle, budget, offset)
         if response_tokens(trial, count) <= budget:
             steps, candidate = middle, trial
         else:
@@ -243,7 +224,7 @@ def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResul
         return {
             **result,
             "results": [{**top, "text": text}],
-            "notice": _query_notice(trimmed, _paged(result["results"]) or _paged(trimmed["hits"])),
+            "notice": _query_notice(trimmed),
             "trimmed": trimmed,
         }
 

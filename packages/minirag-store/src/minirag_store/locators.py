@@ -10,7 +10,7 @@ CLI prints and the answers' notices quote. Pure; imports nothing of ours but the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from minirag_store.results import Locator, SearchHit, SourceSummary
@@ -75,13 +75,11 @@ def describe(locator: Locator) -> str:
     return " ".join(parts)
 
 
-def add_places(sources: Iterable[SourceSummary], hits: Iterable[SearchHit]) -> None:
-    """Give each source summary the pages and slides its ``hits`` are on (ascending)."""
-    by_source = {s["source"]: s for s in sources}
+def add_places(sources: Sequence[SourceSummary], hits: Iterable[SearchHit]) -> None:
+    """Give each source summary the pages and slides its ``hits`` are on (ascending);
+    a hit's source is ``sources[hit["src"]]``."""
     for hit in hits:
-        entry = by_source.get(hit["source"])
-        if entry is None:
-            continue
+        entry = sources[hit["src"]]
         for place, plural in PLURAL.items():
             found = numbers(hit["locator"], place)
             if found:

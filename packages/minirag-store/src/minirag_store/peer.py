@@ -158,6 +158,7 @@ def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
                     top_k=int(request["topK"]),
                     scope=request["scope"],
                     max_tokens=int(request["maxTokens"]),
+                    offset=int(request["offset"]),
                 )
             # The caller falls back to its own process, which raises this error properly.
             except Exception as e:
@@ -180,7 +181,13 @@ def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
 
 
 def ask(
-    config: Config, query: str, top_k: int, scope: str | Sequence[str] | None, max_tokens: int
+    config: Config,
+    query: str,
+    top_k: int,
+    scope: str | Sequence[str] | None,
+    *,
+    max_tokens: int,
+    offset: int = 0,
 ) -> QueryResult | None:
     """The query's answer from a running server for this configuration, fitted to
     ``max_tokens`` (0: no limit), or None (no server, another configuration, gone,
@@ -195,7 +202,8 @@ def ask(
         with contextlib.suppress(OSError):
             target.unlink()  # a killed server's leftover
         return None
-    body = json.dumps({"query": query, "topK": top_k, "scope": scope, "maxTokens": max_tokens})
+    request = {"query": query, "topK": top_k, "scope": scope, "maxTokens": max_tokens}
+    body = json.dumps({**request, "offset": offset})
     connection = http.client.HTTPConnection(_HOST, port, timeout=_CONNECT_TIMEOUT_S)
     try:
         connection.connect()

@@ -9,6 +9,7 @@ not per chunk.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import (
@@ -35,15 +36,34 @@ def document_source(index: Index, source: str | None, file_path: str | None = No
     """The source key named by exactly one of ``source`` or ``file_path``.
 
     ``file_path`` must be absolute and inside a root (symlinks followed); ``source`` is
-    taken as given, because it is what earlier results returned (an absolute path for a
-    file, the chosen id for data, the URL for a web page).
+    what earlier results returned: an absolute path for a file or its ``displayPath``
+    (relative to its root, as a query answer names it), the chosen id for data, the URL
+    for a web page.
     """
     one_document(file_path, source)
     if file_path is not None:
         return source_for_path(index.config, file_path)
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
-    return source
+    return _from_display_path(index, source)
+
+
+def _from_display_path(index: Index, source: str) -> str:
+    """The file a ``displayPath`` names under the one root that has it indexed; any other
+    ``source`` (an absolute path, a data or URL id, nothing indexed) as given."""
+    if os.path.isabs(source) or "://" in source:
+        return source
+    table = index.table()
+    if table.chunk_count(source):
+        return source  # a data source's own id
+    under = [str(root / source) for root in index.config.roots]
+    found = [path for path in dict.fromkeys(under) if table.chunk_count(path)]
+    if len(found) > 1:
+        raise InvalidArgumentError(
+            f"{source!r} is indexed under several roots ({', '.join(found)}): give the "
+            "absolute path (a query answer's roots[root] joined with displayPath)"
+        )
+    return found[0] if found else source
 
 
 def _not_found(source: str) -> NotFoundError:

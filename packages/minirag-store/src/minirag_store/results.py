@@ -38,7 +38,6 @@ __all__ = [
     "SourceSummary",
     "StatusResult",
     "SyncStarted",
-    "TrimmedHit",
     "WatchBatch",
 ]
 
@@ -63,60 +62,60 @@ class Locator(TypedDict, total=False):
 
 
 class SearchHit(TypedDict):
-    """One ranked retrieval unit."""
+    """One ranked retrieval unit. Its document is ``QueryResult.sources[src]``: a path is
+    said once per answer, not once per hit (at topK 50 repeating paths, titles and ids
+    per hit left a third of an answer for document text)."""
 
-    # the passage that matched, as markdown (links keep their targets); its readable text
-    # (link text only, see minirag_store.index.readable) is what was embedded and keyword-indexed
-    text: str
-    source: str  # identity key: absolute path for files, the caller's id for data/url
-    title: str
+    src: int  # index into QueryResult.sources: the document it is from
     chunkIndex: int
-    score: float  # fused score of RAG_FUSION (mixture, rrf or score); higher wins
-    distance: float | None  # vector distance; None when only the keyword side found it
-    parentId: str | None  # key into QueryResult.parents
-    locator: Locator  # where it is: page, slide, sheet and rows, chapter, heading path
-    # The file changed on disk (or is gone) since it was indexed: this text may be out of
-    # date until the next sync (or the watcher) re-indexes it. Only present when true.
-    stale: NotRequired[bool]
+    score: float  # fused score of RAG_FUSION (mixture, rrf or score), 4 significant digits
+    distance: float | None  # vector distance (4 significant digits); None: keyword side only
+    # where it is: page, slide, sheet and rows, chapter, heading path (the heading path is
+    # left out when it is only the document's title, which its source names)
+    locator: Locator
+    # index into QueryResult.parents: the whole section the hit sits in; absent when the
+    # hit has no section or its section was left out to fit RAG_MAX_RESPONSE_TOKENS
+    parent: NotRequired[int]
+    # the passage that matched, as markdown (links keep their targets), without its
+    # heading breadcrumb (that is ``locator.headingPath``); its readable text (link text
+    # only, see minirag_store.index.readable) is what was embedded and keyword-indexed
+    text: str
 
 
 class SourceSummary(TypedDict):
-    """One distinct source among the hits, in rank order of its best hit."""
+    """One distinct source among the hits, in rank order of its best hit. A file's absolute
+    path is ``QueryResult.roots[root]`` joined with ``displayPath``; every tool that takes a
+    ``source`` takes the displayPath too."""
 
-    source: str
+    displayPath: str  # path relative to its root (files) or the id itself (data/url)
+    root: NotRequired[int]  # files: index into QueryResult.roots, the root it lies under
     title: str
     hits: int
-    displayPath: str  # path relative to its root (files) or the id itself (data/url)
-    stale: NotRequired[bool]  # as SearchHit.stale: the file changed since it was indexed
+    # The file changed on disk (or is gone) since it was indexed: its hits' text may be
+    # out of date until the next sync (or the watcher) re-indexes it. Only present when true.
+    stale: NotRequired[bool]
     pages: NotRequired[list[int]]  # the pages its hits are on, ascending (PDFs)
     slides: NotRequired[list[int]]  # the slides its hits are on, ascending (decks)
-
-
-class TrimmedHit(TypedDict):
-    """A hit left out to fit RAG_MAX_RESPONSE_TOKENS; read_chunk_neighbors reads it."""
-
-    source: str
-    chunkIndex: int
-    page: NotRequired[int]  # its page (PDF): read_file(source, page=) reads it
-    slide: NotRequired[int]  # its slide (deck): read_file(source, slide=) reads it
 
 
 class QueryTrimmed(TypedDict):
     """What a query answer left out to stay within RAG_MAX_RESPONSE_TOKENS (budget.py)."""
 
     maxTokens: int  # the budget it was fitted to
-    parents: list[str]  # parentIds of hits in `results` whose section was left out
-    hits: list[TrimmedHit]  # the lowest-ranked hits left out, in rank order (the first 20)
-    hitsLeftOut: int  # how many hits were left out (all of them, named or not)
+    hitsLeftOut: int  # the lowest-ranked hits left out
+    parentsLeftOut: int  # sections of hits shown that were left out (read_chunk_neighbors)
     hitTextCut: bool  # the top hit's text was cut: even it alone did not fit
+    # query again with this offset (and the same topK) for the hits left out
+    nextOffset: NotRequired[int]
 
 
 class QueryResult(TypedDict):
     """``query_documents`` / ``minirag-cli query``."""
 
     results: list[SearchHit]
-    sources: list[SourceSummary]  # the sources of the hits in `results`
-    parents: dict[str, str]  # parentId -> reconstructed section text
+    sources: list[SourceSummary]  # the sources of the hits in `results`, by best hit
+    roots: list[str]  # the document roots the file sources lie under (SourceSummary.root)
+    parents: list[str]  # the sections hits sit in (SearchHit.parent), reconstructed
     # why nothing came back, when nothing could (empty index/scope); or what `trimmed` left
     # out and how to read it
     notice: NotRequired[str]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, TOP_K
+from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
@@ -341,11 +341,13 @@ class Index:
         top_k: int = TOP_K.default,
         scope: str | Sequence[str] | None = None,
         *,
+        offset: int = OFFSET.default,
         max_tokens: int | None = None,
         ask_server: bool = False,
     ) -> QueryResult:
         """Hybrid search; see :func:`minirag_store.search.run_query`.
 
+        ``offset``: skip the best ``offset`` hits (a trimmed answer's ``nextOffset``).
         The answer fits ``max_tokens`` (:func:`minirag_store.budget.fit_query`): None for
         RAG_MAX_RESPONSE_TOKENS (an MCP client's context), 0 for no limit (a terminal).
 
@@ -362,17 +364,17 @@ class Index:
         if ask_server:
             from minirag_store.peer import ask
 
-            answer = ask(self.config, query, top_k, scope, budget)
+            answer = ask(self.config, query, top_k, scope, max_tokens=budget, offset=offset)
             if answer is not None:
                 return answer
         from minirag_store.search import run_query
 
-        result = run_query(self, query, top_k=top_k, scope=scope)
+        result = run_query(self, query, top_k=top_k, scope=scope, offset=offset)
         if not budget:
             return result
         from minirag_store.budget import fit_query
 
-        return fit_query(result, budget, self.token_counter())
+        return fit_query(result, budget, self.token_counter(), offset)
 
     def read_chunk_neighbors(
         self,
