@@ -22,7 +22,7 @@ attaches one to every call). ``PYTHONPATH`` is passed on to the server, so the s
 another commit can be measured with the same bench.
 
     uv run python bench/sync_latency.py [--small 300] [--large 3] [--procedures 800]
-        [--scenarios small-on,small-off,large-on,large-off] [--out bench/results/sync_latency.json]
+        [--scenarios small-on,small-off,large-on,large-off,small-on-bare,small-off-bare] [--out bench/results/sync_latency.json]
 """
 
 from __future__ import annotations
@@ -206,7 +206,9 @@ def main() -> None:
     parser.add_argument("--procedures", type=int, default=800, help="sections per manual")
     parser.add_argument("--ann-min-chunks", type=int, default=1000, help="RAG_ANN_MIN_CHUNKS")
     parser.add_argument(
-        "--scenarios", default="small-on,small-off,large-on,large-off", help="comma-separated"
+        "--scenarios",
+        default="small-on,small-off,large-on,large-off,small-on-bare,small-off-bare",
+        help="comma-separated",
     )
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument(
