@@ -22,7 +22,8 @@ attaches one to every call). ``PYTHONPATH`` is passed on to the server, so the s
 another commit can be measured with the same bench.
 
     uv run python bench/sync_latency.py [--small 300] [--large 3] [--procedures 800]
-        [--scenarios small-on,small-off,large-on,large-off,small-on-bare,small-off-bare] [--out bench/results/sync_latency.json]
+        [--scenarios small-on,small-off,large-on,large-off,small-on-bare,small-off-bare]
+        [--out bench/results/sync_latency.json]
 """
 
 from __future__ import annotations
