@@ -1,6 +1,8 @@
 """A sync job seen the way a model sees it: ``sync_status`` polled every 0.1 s over a real
 stdio session with the installed console script, on a corpus of a few hundred small
-files. The counts move while the job runs, and the final status names the files."""
+files. ``sync_start`` answers at once, ``sync_status``, ``status`` and ``list_files``
+answer while the job runs, the counts move meanwhile, and the final status names the
+files. (How fast each call answers is measured in ``bench/sync_latency.py``.)"""
 
 from __future__ import annotations
 
@@ -8,8 +10,11 @@ import itertools
 import time
 from pathlib import Path
 
+import anyio
 import pytest
-from mcp_testlib import RawServer
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from mcp_testlib import RawServer, child_env, console_script, structured
 
 FILES = 300
 #: Sentences for the corpus: each file gets five, two chunks of real text.
@@ -81,3 +86,71 @@ def test_sync_status_counts_grow_while_the_job_runs(tmp_path, model_env):
     assert status["filesOmitted"] == FILES - 100
     assert files["failed"] == [str(root / "box0" / "broken.pdf")]
     assert status["errors"][0]["source"] == files["failed"][0]
+
+
+#: How long a sync of the corpus may take on a loaded CI machine (it takes 10-40 s).
+PATIENCE = 600
+_TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+async def _watcher_syncing(client: Client) -> None:
+    """Wait until the watcher's first full sync has begun: it indexes the corpus, one
+    window of documents at a time, for many seconds after ``watchMode`` turns ``notify``."""
+    with anyio.fail_after(PATIENCE):
+        while structured(await client.call_tool("status", {})).get("watchMode") != "notify":
+            await anyio.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("watch", "handover"),
+    [("off", False), ("on", False), ("on", True)],
+    ids=["watch-off", "watch-on", "watch-on-handover"],
+)
+async def test_a_client_polling_sees_the_sync_run(tmp_path, model_env, watch, handover):
+    # fastmcp's client attaches a progressToken to every call, as the issue's client did;
+    # sync_start once held its answer up to 30 s for it, and a client's first poll then
+    # found the sync over. ``handover``: sync_start pre-empts the watcher's own first sync.
+    root = tmp_path / "docs"
+    _corpus(root)
+    env = {**model_env, "BASE_DIR": str(root), "DB_PATH": str(tmp_path / "index")}
+    env["RAG_WATCH"] = watch
+    transport = StdioTransport(console_script(), [], env=child_env(env))
+    async with Client(transport, timeout=PATIENCE) as client:
+        await client.list_tools()  # begins the warm-up, then the watcher
+        if handover:
+            await _watcher_syncing(client)
+        job_id = structured(await client.call_tool("sync_start", {}))["jobId"]
+        first = structured(await client.call_tool("sync_status", {"jobId": job_id}))
+        # Answered at once: before the job committed a single file.
+        assert first["state"] in ("pending", "running"), first
+        assert first["counts"]["ingested"] == 0, first
+        running: list[int] = []  # ingested, as each poll during the run saw it
+        during: dict[str, list[dict]] = {"status": [], "list_files": []}
+        with anyio.fail_after(PATIENCE):
+            while True:
+                status = structured(await client.call_tool("sync_status", {"jobId": job_id}))
+                if status["state"] in _TERMINAL:
+                    break
+                if status["state"] == "running":
+                    running.append(status["counts"]["ingested"])
+                answers = {tool: structured(await client.call_tool(tool, {})) for tool in during}
+                # Both answered while the job still ran: a poll after them says so.
+                after = structured(await client.call_tool("sync_status", {"jobId": job_id}))
+                if after["state"] not in _TERMINAL:
+                    for tool, answer in answers.items():
+                        during[tool].append(answer)
+                await anyio.sleep(0.1)
+    assert status["state"] == "succeeded", status
+    counts = status["counts"]
+    assert counts["failed"] == 1 and counts["ingested"] + counts["skipped"] == FILES, counts
+    # A running job whose count grows, seen before it ended.
+    assert running == sorted(running), running
+    assert len(set(running)) >= 3 and running[0] < counts["ingested"], running
+    assert during["status"] and during["list_files"], "status/list_files waited for the end"
+    ingested = [
+        sum(f["state"] == "ingested" for f in listed["files"]) for listed in during["list_files"]
+    ]
+    assert ingested == sorted(ingested), ingested
+    assert min(ingested) < FILES, ingested  # a listing from the middle of the sync

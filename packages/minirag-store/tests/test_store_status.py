@@ -78,3 +78,37 @@ def test_status_reports_a_foreign_index(make_index, index_env):
     ChunkTable.open(Path(index_env["DB_PATH"]), "some/other-model", 384)
     status = make_index().status()
     assert "some/other-model" in status["indexError"]
+
+
+def test_a_new_index_answers_status_and_list_without_lancedb(tmp_path, model_env):
+    """A first sync has made the index folder (its lock) but not the table yet, and the
+    server's warm-up is importing LanceDB (seconds): status and list_files answer from
+    the folder alone instead of waiting for that import."""
+    import json
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nAlpha.\n", encoding="utf-8")
+    (tmp_path / "index").mkdir()
+    env = {**model_env, "BASE_DIR": str(docs), "DB_PATH": str(tmp_path / "index")}
+    code = (
+        "import json, sys\n"
+        "sys.modules['lancedb'] = None  # any import of it now fails\n"
+        "from minirag_store import Index\n"
+        "index = Index.open(json.loads(sys.argv[1]))\n"
+        "status, files = index.status(), index.list_files()['files']\n"
+        "print(json.dumps([status.get('chunkCount'), status.get('indexError'),\n"
+        "                  [f['state'] for f in files]]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(env)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [0, None, ["not_ingested"]]
+    assert not (tmp_path / "index" / "chunks.lance").exists()  # nothing created either

@@ -98,6 +98,35 @@ def test_counts_are_live_and_a_second_sync_is_refused(make_index, docs_root: Pat
         index.sync_status("no-such-job")
 
 
+def test_a_sync_asked_for_while_the_watcher_syncs_is_pending_at_once(
+    make_index, docs_root: Path
+) -> None:
+    index = make_index()
+    _corpus(docs_root)
+    gate = Gate(index)
+    syncs = index.syncs()
+    # The watcher's own sync (run_paths is what it runs), held at its second batch.
+    watcher = threading.Thread(target=syncs.run_paths, args=(None,), daemon=True)
+    watcher.start()
+    started: list[str] = []
+    try:
+        _wait_for(lambda: gate.calls > 1)
+        asking = threading.Thread(target=lambda: started.append(index.sync_start()["jobId"]))
+        asking.start()
+        asking.join(30)  # a hang guard: while the gate is shut the watcher's sync cannot end
+        assert started, "sync_start waited for the watcher's sync it pre-empted"
+        assert index.sync_status(started[0])["state"] == "pending"
+        with pytest.raises(SyncBusyError, match="already running in this process"):
+            index.sync_start()  # the pending job is the one running now
+    finally:
+        gate.opened.set()
+    watcher.join(120)
+    end = syncs.wait(started[0], 120)
+    assert end["state"] == "succeeded", end
+    assert end["counts"]["ingested"] + end["counts"]["skipped"] == FILES
+    assert end["counts"]["ingested"] > 0  # the watcher's sync made way, leaving work
+
+
 def test_cancel_leaves_each_file_fully_indexed_or_untouched(make_index, docs_root) -> None:
     index = make_index()
     paths = _corpus(docs_root)

@@ -7,8 +7,6 @@ milliseconds of startup, and could split a line such as "Returns ..." into a sec
 
 from __future__ import annotations
 
-from minirag_mcp.progress import WATCH_SECONDS
-
 __all__ = ["DESCRIPTIONS", "TITLES"]
 
 #: Short human-readable names clients show in their tool lists.
@@ -27,16 +25,14 @@ TITLES: dict[str, str] = {
 }
 
 DESCRIPTIONS: dict[str, str] = {
-    "sync_start": f"""\
+    "sync_start": """\
 Bring the index up to date with the document folders: index new and changed files, skip \
 unchanged ones, drop files deleted from disk. Call it when the user added or edited \
 documents, when status shows chunkCount 0 or staleChunkCount above 0, or when a search \
 misses a document the user says exists.
 
-Gives back a jobId; the sync runs in the background: poll sync_status with it. When the \
-client listens for progress, this call stays open up to {WATCH_SECONDS:.0f} s reporting \
-files done (cancelling it stops the sync), so a small sync has often finished by the \
-time it answers.""",
+Gives back a jobId at once; the sync runs in the background: poll sync_status with it \
+to follow its counts until it ends.""",
     "sync_status": """\
 Live state of a sync started by sync_start: `state` (pending, running, succeeded, failed, \
 cancelled), `counts` (scanned, ingested, skipped, deleted, unreadable, failed) and one \

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastmcp import Context, FastMCP
+from fastmcp import FastMCP
 from fastmcp.tools import Tool
 from mcp.types import ToolAnnotations
 from minirag_store import Index
@@ -37,7 +37,6 @@ from pydantic import Field
 from minirag_mcp.auth import Serving
 from minirag_mcp.bridge import call_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
-from minirag_mcp.progress import progress_token, watch_job
 from minirag_mcp.schemas import with_inlined_schemas
 
 __all__ = ["register_tools"]
@@ -170,7 +169,6 @@ def register_tools(
 def _register_sync(mcp: FastMCP, index: Index) -> None:
     @_tool(mcp, "sync_start")
     async def sync_start(
-        ctx: Context,
         path: Annotated[
             str | None,
             Field(
@@ -179,10 +177,10 @@ def _register_sync(mcp: FastMCP, index: Index) -> None:
             ),
         ] = None,
     ) -> SyncStarted:
-        started = await call_store(lambda: index.sync_start(path))
-        if progress_token(ctx) is not None:
-            await watch_job(ctx, index, started["jobId"])
-        return started
+        # Answers as soon as the job is registered, whether or not the client attached a
+        # progressToken (fastmcp's client attaches one to every call): a client polls
+        # sync_status from then on and sees the job running, counts growing.
+        return await call_store(lambda: index.sync_start(path))
 
     @_tool(mcp, "sync_status", read_only=True)
     async def sync_status(

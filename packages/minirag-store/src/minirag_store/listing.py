@@ -57,11 +57,17 @@ def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListRe
     from minirag_chunker import SCHEME_VERSION
 
     from minirag_store.convert.formats import IMAGE_EXTENSIONS
+    from minirag_store.index.schema import TABLE_NAME
+    from minirag_store.index.storage import table_absent
     from minirag_store.ingest.scan import scan
 
     scopes = normalize_scopes(scope)
     result = scan(index.config, None)
-    metas: dict[str, Any] = index.table().source_meta()
+    metas: dict[str, Any] = {}
+    # A new index without its table yet lists every file as not ingested at once; opening
+    # the table would import LanceDB (seconds, while the warm-up imports it) and create it.
+    if not table_absent(index.config.db_uri, TABLE_NAME):
+        metas = index.table().source_meta()
     rows: list[FileRow] = []
     seen: set[str] = set()
     for entry in sorted(result.files, key=lambda e: e.source):

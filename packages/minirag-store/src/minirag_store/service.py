@@ -90,8 +90,9 @@ class Index:
             check_dims(table.dim, table.db_path, embedder.model_id, embedder.dim)
         self._config = config
         self._config_error = config_error
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # quick state only: never held across slow work
         self._model_lock = threading.Lock()  # held while the model loads (seconds)
+        self._table_lock = threading.Lock()  # held while the table opens (LanceDB's import)
         self._embedder_obj = embedder
         self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
         self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
@@ -204,13 +205,13 @@ class Index:
         config = self.config
         from minirag_store.index.table import ChunkTable
 
-        with self._lock:
+        with self._table_lock:
             if self._table_obj is None:
                 self._table_obj = _existing_table(config, self._resident)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
-        with self._lock:
+        with self._table_lock:
             if self._table_obj is None:
                 self._table_obj = ChunkTable.open(
                     config.db_uri,
@@ -230,7 +231,7 @@ class Index:
         raises (:class:`ConfigError`, :class:`ModelLoadError`, :class:`IndexMismatchError`).
         """
         config = self.config
-        with self._lock:
+        with self._table_lock:
             if self._table_obj is None:
                 self._table_obj = _existing_table(config, self._resident)
             table = self._table_obj
@@ -246,8 +247,6 @@ class Index:
         """The background sync job manager of this Index."""
         self._check()
         if (manager := self._sync_obj) is not None:
-            # Not under the lock: a sync thread holds it while the model loads (seconds,
-            # or a download), and sync_status must answer meanwhile.
             return manager
         with self._lock:
             if self._sync_obj is None:
@@ -444,7 +443,7 @@ class Index:
         # table, and waiting for that thread while holding it would stall until timeout.
         if syncs is not None:
             syncs.shutdown()
-        with self._lock:
+        with self._table_lock, self._lock:
             table, pending = self._table_obj, self._small_writes
             self._small_writes = 0
             self._table_obj = None

@@ -123,13 +123,17 @@ def _index_fields(config: Config) -> StatusResult:
 def _summary(config: Config) -> IndexSummary | None:
     """The index summary, from its file when current (LanceDB is then not even imported),
     else from the table (always on object storage: no local file there is current);
-    None when there is no index."""
+    None when there is no index, or a local one without its table yet (no import either)."""
     from minirag_store.index import summary
+    from minirag_store.index.schema import TABLE_NAME
+    from minirag_store.index.storage import table_absent
 
     if config.db_path is not None:
         current = summary.load(config.db_path)
         if current is not None:
             return current
+        if table_absent(config.db_path, TABLE_NAME):
+            return None  # nothing indexed yet (a first sync is loading the model, say)
     from minirag_store.index.loading import TABLE, preload
     from minirag_store.index.table import ChunkTable
 

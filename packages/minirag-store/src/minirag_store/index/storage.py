@@ -42,6 +42,7 @@ __all__ = [
     "session",
     "store_errors",
     "store_errors_on",
+    "table_absent",
     "unavailable",
 ]
 
@@ -113,6 +114,15 @@ def open_lance_table(
 
     # one creator at a time: a concurrent create_table empties a table just created
     return create_once(local, str(db_path), dict(storage_options), open_or_create, existing)
+
+
+def table_absent(db_path: Location, name: str) -> bool:
+    """True when ``db_path`` is a local folder that holds no table ``name`` yet (LanceDB
+    keeps one in ``<folder>/<name>.lance``), known without importing LanceDB: on a new
+    index ``status`` and ``list_files`` then answer at once instead of waiting seconds for
+    the import the server's warm-up (or a sync's start) has under way."""
+    local = local_folder(db_path)
+    return local is not None and not (local / f"{name}.lance").exists()
 
 
 def consistency(db_uri: str) -> timedelta:

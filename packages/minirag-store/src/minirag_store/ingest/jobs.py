@@ -60,6 +60,7 @@ class Job:
         self._files_omitted = 0
         self._error: str | None = None
         self._cancel = threading.Event()
+        self._ended = threading.Event()  # set once the terminal state is published
         self.done = 0  # files finished, for progress bars
         self.total: int | None = None
 
@@ -110,6 +111,7 @@ class Job:
             self._finished = now_iso()
             self._error = error
             self._state = state
+        self._ended.set()
 
     # ---------------------------------------------------------------- readers
     @property
@@ -122,6 +124,10 @@ class Job:
     def finished(self) -> bool:
         """True once the job reached succeeded, failed or cancelled."""
         return self.state in _TERMINAL
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job has finished (or ``timeout`` passes); True once it has."""
+        return self._ended.wait(timeout)
 
     def counts(self) -> JobCounts:
         """A copy of the counters now."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,8 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
 
-#: How long a sync someone asked for waits for the watcher's sync it cancelled to end
-#: (the writer completes the window it holds: at most 512 chunks to embed).
+#: How long a sync someone asked for waits (pending, in its own thread) for the watcher's
+#: sync it cancelled to end (the writer completes the window it holds: at most 512 chunks
+#: to embed, then the sync's end: its commit and maintenance).
 PREEMPT_WAIT_SECONDS = 60.0
 
 
@@ -197,22 +197,30 @@ class SyncManager:
         return lexical
 
     def _begin(
-        self, under: Scope, *, foreground: bool, watcher: bool = False
-    ) -> tuple[Job, SyncLock | SyncLease]:
-        """Refuse if a sync runs (here or elsewhere), take the lock, register a job.
+        self, under: Scope, *, foreground: bool, watcher: bool = False, preempt: bool = False
+    ) -> tuple[Job, SyncLock | SyncLease | None, Job | None]:
+        """Refuse if a sync runs (here or elsewhere), register a job: ``(job, its lock,
+        the watcher's sync it waits for)``.
 
+        ``preempt`` (a sync someone asked for): a watcher's sync in the way is asked to
+        stop instead of refusing the caller; the job is then registered pending, without
+        the lock, which :meth:`_work` takes once that sync has ended (so the caller does
+        not wait for it, and the watcher's retry meets this job and waits its turn).
         A foreground job names every file in its result; a background one, polled by a
         model, the first :data:`~minirag_store.ingest.jobs.MAX_ERRORS` of each outcome.
         """
         with self._guard:
+            ahead = self._watch_job if preempt else None
+            if ahead is not None and ahead.finished:
+                ahead = None  # ended, and its lock released: nothing to wait for
             # Checked before the flock: this process's own lock would otherwise refuse us
             # with a message naming our own PID.
-            if active := self._jobs.active():
+            if active := [job for job in self._jobs.active() if job is not ahead]:
                 raise SyncBusyError(
                     f"A sync job ({active[0].job_id}) is already running in this process; "
                     "poll sync_status until it finishes, or cancel it"
                 )
-            lock = take_sync_guard(self._index.config)
+            lock = None if ahead is not None else self._take_guard()
             job = Job(listed=None) if foreground else Job()
             if isinstance(lock, SyncLease):
                 # Taken over by another process (this one froze past the lease timeout):
@@ -221,16 +229,48 @@ class SyncManager:
             self._jobs.add(job)
             if watcher:
                 self._watch_job = job
-        return job, lock
+        if ahead is not None:
+            ahead.request_cancel()
+        return job, lock, ahead
+
+    def _take_guard(self) -> SyncLock | SyncLease:
+        return take_sync_guard(self._index.config)
+
+    def _after(self, job: Job, ahead: Job) -> SyncLock | SyncLease | None:
+        """Wait (in the job's thread) for the watcher's sync ``job`` pre-empted to end,
+        then take the lock; None (and ``job`` finished) when it cannot run."""
+        if not ahead.wait(PREEMPT_WAIT_SECONDS):
+            job.finish(
+                "failed", f"the watcher's sync did not stop within {PREEMPT_WAIT_SECONDS:.0f} s"
+            )
+            return None
+        if job.cancel_requested:
+            job.finish("cancelled")
+            return None
+        try:
+            lock = self._take_guard()
+        except MiniragError as e:  # another process took the lock meanwhile
+            job.finish("failed", str(e))
+            return None
+        if isinstance(lock, SyncLease):
+            lock.on_lost = job.request_cancel
+        return lock
 
     def _work(
         self,
         job: Job,
-        lock: SyncLock | SyncLease,
+        lock: SyncLock | SyncLease | None,
         under: Scope,
         progress: ProgressCallback | None,
         ray: str | None = None,
+        *,
+        ahead: Job | None = None,
     ) -> None:
+        if lock is None:
+            assert ahead is not None, "a job without its lock waits for the watcher's sync"
+            lock = self._after(job, ahead)
+            if lock is None:
+                return
         job.start()
         state, error = "failed", "interrupted"
         try:
@@ -261,21 +301,24 @@ class SyncManager:
         return address or self._index.config.ray_address or LOCAL
 
     def start(self, path: str | None = None, *, ray: str | None = None) -> str:
-        """Start a background sync; returns its jobId. Refuses at once when busy (a
-        watcher's sync is cancelled to make way: :meth:`_preempt_watcher`)."""
+        """Start a background sync; returns its jobId at once. Refuses at once when busy;
+        a watcher's sync in the way is cancelled to make way, and the job waits for it
+        in its own thread, ``pending`` meanwhile (see :meth:`_begin`)."""
         under = self._under(path)
         address = self._ray(ray)
-        job, lock = self._begin_first(under, foreground=False)
+        job, lock, ahead = self._begin(under, foreground=False, preempt=True)
         thread = threading.Thread(
             target=self._work,
             args=(job, lock, under, None, address),
+            kwargs={"ahead": ahead},
             name=f"minirag-sync-{job.job_id}",
         )
         thread.daemon = True
         try:
             thread.start()
         except RuntimeError as e:
-            lock.release()
+            if lock is not None:
+                lock.release()
             job.finish("failed", f"could not start the sync thread: {e}")
             raise
         self._threads[job.job_id] = thread
@@ -288,12 +331,12 @@ class SyncManager:
         *,
         ray: str | None = None,
     ) -> JobStatus:
-        """Sync in the calling thread and return the finished job (before a watcher's);
-        ``ray``: on a Ray cluster (see :meth:`_ray`)."""
+        """Sync in the calling thread and return the finished job (before a watcher's,
+        which is cancelled and waited for); ``ray``: on a Ray cluster (see :meth:`_ray`)."""
         under = self._under(path)
         address = self._ray(ray)
-        job, lock = self._begin_first(under, foreground=True)
-        self._work(job, lock, under, progress, address)
+        job, lock, ahead = self._begin(under, foreground=True, preempt=True)
+        self._work(job, lock, under, progress, address, ahead=ahead)
         return job.snapshot()
 
     def run_paths(
@@ -305,32 +348,12 @@ class SyncManager:
         background job names them (the first hundred of each outcome): the job id is
         what a model polling sync_status may meet."""
         under = None if paths is None else tuple(self._inside(p) for p in paths)
-        job, lock = self._begin(under, foreground=False, watcher=True)
+        job, lock, _ = self._begin(under, foreground=False, watcher=True)
         try:
             self._work(job, lock, under, progress)
         finally:
             self._watch_job = None
         return job.snapshot()
-
-    def _begin_first(self, under: Scope, *, foreground: bool) -> tuple[Job, SyncLock | SyncLease]:
-        """:meth:`_begin` for a sync someone asked for, which goes before the watcher's:
-        a watcher sync in the way is cancelled (each file stays whole or untouched; the
-        watcher applies its batch again once the lock is free) and waited for, instead
-        of refusing the caller as busy."""
-        deadline = time.monotonic() + PREEMPT_WAIT_SECONDS
-        while True:
-            job = self._watch_job
-            if job is not None and not job.finished:
-                job.request_cancel()
-                while not job.finished and time.monotonic() < deadline:
-                    time.sleep(0.02)
-            try:
-                return self._begin(under, foreground=foreground)
-            except SyncBusyError:
-                # the watcher's retry may take the lock first: cancel that one too
-                if self._watch_job is None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
 
     def status(self, job_id: str) -> JobStatus:
         """The live status of a job (NotFoundError for an unknown id)."""
