@@ -211,7 +211,8 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
 
     Relative to a plain word (1): each part of an identifier counts 1/2 and the whole
     identifier as much as all its parts together, at least 1; a word as written counts
-    1/2 on top of its stem (a multiple of the parts' weight: see :class:`KeywordQuery`); a word pair counts 1/12.
+    1/2 on top of its stem (a multiple of the parts' weight, so a long query's split
+    search keeps its common factor: :class:`KeywordQuery`); a word pair counts 1/12.
 
     * Whole vs parts: a chunk that merely repeats the parts (``socket closed err ...``)
       gains at most ``k1 + 1`` ≈ 2.2 times one occurrence per part (BM25 saturates), and
