@@ -24,9 +24,12 @@ CORPUS = {
         "日志里没有其他异常。"
     ),
     # a note that repeats the identifier's parts: below the one that holds it whole
-    "zh/socket-notes.md": "# 笔记\n\n笔记：socket closed err，socket closed err，socket closed err。",
+    "zh/socket-notes.md": (
+        "# 笔记\n\n笔记：socket closed err，socket closed err，socket closed err。"
+    ),
     "zh/weather.md": (
-        "# 天气\n\n今天北京的天气很好，下午气温升到二十五度，晚上有小雨。明天的防守训练改到室内进行。"
+        "# 天气\n\n今天北京的天气很好，下午气温升到二十五度，晚上有小雨。"
+        "明天的防守训练改到室内进行。"
     ),
     "ja/tokyo.md": (
         "# 東京の暮らし\n\n私は東京都に住んでいます。毎朝電車で会社に通い、週末は公園を散歩します。"
