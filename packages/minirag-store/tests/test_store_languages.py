@@ -204,7 +204,11 @@ def thesis_index(shared_data, tmp_path_factory, model_env):
     root.mkdir()
     for name in THESIS:
         shutil.copy(shared_data / "russian_docs" / "master_thesis" / name, root / name)
-    index = Index.open({**model_env, "BASE_DIR": str(root), "DB_PATH": str(base / "db")})
+    env = {**model_env, "BASE_DIR": str(root), "DB_PATH": str(base / "db")}
+    # The searched words are in the pdf's text layer: no page is read again by OCR (its
+    # figure pages took minutes).
+    env["RAG_OCR_MIN_CHARS_PER_PAGE"] = "0"
+    index = Index.open(env)
     index.sync()
     yield index, root
     index.close()

@@ -1,4 +1,4 @@
-"""Keyword normalisation for the full-text column: English and Russian in one index.
+"""Keyword normalisation for the full-text column: every language in one index.
 
 Why our own column: a LanceDB (Lance) FTS index has exactly one tokenizer language. An
 English-stemmed index leaves Russian inflections unmatched (``запасов`` vs ``запасы``), a
@@ -7,12 +7,37 @@ Russian one does nothing for ``invoices``, and either one cuts identifiers such 
 first. So we normalise text ourselves into a space-separated ``keywords`` column and index
 that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop words there):
 
-* every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of its
-  own script (Cyrillic → Russian, Latin → English); stop words of both languages are dropped;
+* every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of
+  its chunk's language (:mod:`minirag_store.index.language`: told per chunk by py3langid;
+  a word that language's stemmer cannot read, or a chunk in a language without one, gets
+  its script's default: Latin English, Cyrillic Russian); stop words of English and
+  Russian are dropped (the only lists kept: see below);
+* a word its stem changes is also kept as written (``=информационная`` beside
+  ``информацион``, own body only), so a passage with the query's own forms ranks above
+  passages that share only its stems (:func:`query_weights`);
+* a run of a script written without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
+  Myanmar) becomes its character bigrams, and Latin/Cyrillic words and identifiers
+  inside it stay words of their own (``iPhone 15``, ``ERR_SOCKET_CLOSED`` in Chinese text).
+  Bigrams, not a segmenter: on XQuAD's Chinese passages plain BM25 over bigrams scores
+  nDCG@10 0.967 against 0.114 for words split at punctuation (``shared/data/README.md``),
+  and our column with bigrams 0.965 (``bench/languages.py``); a dictionary segmenter
+  (jieba, pythainlp) is one more model per script to ship and load, and splits a name it
+  does not know differently in a query than in the passage, where bigrams of the two
+  always agree. Text in a script nothing here knows is indexed as written;
 * an identifier (words joined by ``-``, ``_``, ``.``, ``/`` or ``:``, or a word holding a
   digit) is kept whole, case-folded, *and* as its parts. A query for ``SPEC-112`` then
   matches the rare whole token ``spec-112`` (high IDF) plus ``spec`` and ``112``, so the
   chunk holding the exact identifier ranks above chunks that only share a part.
+
+A query's language cannot be told (a few words), so it is analysed under every stemmer
+the index's chunks were analysed with and its scripts' defaults, as alternatives.
+
+Stop words: the English and Russian lists are dropped in every chunk (a query's language
+is unknown, so both sides must drop the same words); other languages have none. BM25's
+IDF already gives a word in most passages next to no weight, and stop lists for 20+
+languages dropped everywhere would remove real words of other languages (German ``die``
+is Italian and Spanish for "said"/"gave", ``in`` and ``was`` mean different things in
+different languages).
 
 Documents and queries go through the same :func:`tokens`, so both sides agree.
 
