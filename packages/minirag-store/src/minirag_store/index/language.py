@@ -43,7 +43,8 @@ _STEMMERS = {
     "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
     "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nn": "norwegian",
     "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
-    "sr": "serbian", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish",
+    "sr": "serbian", "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil",
+    "tr": "turkish",
 }  # fmt: skip
 #: Widely written languages without a stemmer: detected, so they are not taken for a
 #: stemmed one (their words then get the script's default, as before).
