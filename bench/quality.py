@@ -92,7 +92,7 @@ def build(index: Index, root: Path, docs: dict) -> tuple[float, int]:
 def raw_embed_seconds(index: Index, sample: int = 1024) -> float:
     """Seconds to embed every chunk text, extrapolated from ``sample`` chunks."""
     table = index.table()
-    rows = table._rows(None, ["text"])
+    rows = list(table._rows(None, ["text"]))
     texts = [r["text"] for r in rows[:sample]]
     start = time.process_time()
     index.embedder().embed_passages(texts)
@@ -114,8 +114,8 @@ def side_costs(index: Index, docs: dict, sample: int = 1024) -> tuple[float, flo
             title=d["title"] or None,
         )
     chunk_s = time.process_time() - start
-    rows = index.table()._rows(None, ["source", "title", "chunk_index", "text", "body_start",
-                                      "parent_id"])  # fmt: skip
+    rows = list(index.table()._rows(None, ["source", "title", "chunk_index", "text", "body_start",
+                                           "parent_id"]))  # fmt: skip
     rows.sort(key=lambda r: (r["source"], r["chunk_index"]))  # whole sources in the sample
     start = time.process_time()
     keyword_column(rows[:sample])

@@ -75,6 +75,7 @@ def measured(results: Path) -> str:
     )
     watch, reembed = load(results, "watch"), load(results, "reembed")
     answers = load(results, "answers")
+    languages = load(results, "languages")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -98,6 +99,7 @@ def measured(results: Path) -> str:
             f"{ru['hybrid mixture']:.3f} / {ru['vector']:.3f} / {ru['keyword']:.3f} "
             f"(`rrf`: {ru['hybrid rrf']:.3f})",
         ),
+        *_language_rows(languages),
         (
             f"whole `sync` CPU per chunk, and its CPU over embedding the same chunks alone "
             f"(`bench/ingest.py`, {_n(sync['files'])} SciFact files, {_n(sync['chunks'])} chunks)",
@@ -184,6 +186,7 @@ def measured(results: Path) -> str:
                 ("watch", watch),
                 ("reembed", reembed),
                 ("answers", answers),
+                ("languages", languages),
             )
         ),
     ]
@@ -208,6 +211,31 @@ def _answers_row(answers: dict) -> tuple[str, str, str]:
         "—",
         "; ".join(parts),
     )
+
+
+#: XQuAD's languages by the names README gives them.
+_LANGUAGE_NAMES = {
+    "ar": "Arabic", "de": "German", "es": "Spanish", "vi": "Vietnamese", "zh": "Chinese",
+    "ru": "Russian", "en": "English",
+}  # fmt: skip
+
+
+def _language_rows(languages: dict) -> list[tuple[str, str, str]]:
+    """One Measured row per language of ``bench/languages.py``."""
+    rows = []
+    for code, r in languages["results"].items():
+        rows.append(
+            (
+                f"XQuAD {_LANGUAGE_NAMES.get(code, code)} passages, {_n(r['questions'])} "
+                "questions, English-only test model: keyword / vector / hybrid "
+                "(`bench/languages.py`)",
+                "—",
+                f"{r['keyword']:.3f} / {r['vector']:.3f} / {r['hybrid']:.3f} (plain BM25 "
+                f"over {r['bm25_best_is']}: {r['bm25_best']:.3f}); hybrid p50 "
+                f"{r['hybrid_p50_ms']:.0f} ms",
+            )
+        )
+    return rows
 
 
 def http_load(results: Path) -> str:

@@ -85,8 +85,8 @@ def corpus_queries(count: int) -> list[str]:
 
 
 def base_rows(per_corpus: int, cache: Path) -> list[dict]:
-    """Every row (all fields + vector + keywords) of a base index of real chunks, built
-    once through the product's writer and kept in ``cache``."""
+    """Every row (all fields + vector + keyword entry and language) of a base index of
+    real chunks, built once through the product's writer and kept in ``cache``."""
     from minirag_store import Index
     from minirag_store.index.schema import ROW_FIELDS
     from minirag_store.index.writer import Document, DocumentWriter
@@ -113,9 +113,16 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
         index.close()
         print(f"base index: {len(docs)} documents in {time.perf_counter() - start:.0f} s")
     import lancedb
+    from minirag_store.index import keyword_column as kwcol
 
     table = lancedb.connect(str(db)).open_table("chunks")
-    return table.to_arrow().select([*ROW_FIELDS, "keywords", "vector"]).to_pylist()
+    rows = table.to_arrow().select([*ROW_FIELDS, "vector"]).to_pylist()
+    # Keyword entries as the current scheme makes them (a cache may predate it): pure, a
+    # few seconds for the base, and every copy shares its original's entry.
+    entries, languages = kwcol.keyword_column(rows)
+    for row, entry, language in zip(rows, entries, languages, strict=True):
+        row["keywords"], row[kwcol.LANGUAGE_COLUMN] = entry, language
+    return rows
 
 
 def write_table(

@@ -4,7 +4,7 @@ rebuilds the keyword entries in place from the stored rows (real model, real Lan
 from __future__ import annotations
 
 import pytest
-from minirag_store.index import keyword_column
+from minirag_store.index import keyword_column, summary
 from minirag_store.index.keywords import tokens
 
 PHRASE = "системы учёта складских запасов"
@@ -82,3 +82,41 @@ def test_rows_of_an_older_version_are_stale(tmp_path, version):
     assert table.keywords_stale()
     table.maintain()
     assert not table.keywords_stale()
+
+
+GERMAN = {
+    "de.md": (
+        "# Logistik\n\nDie Lieferketten der Autoindustrie sind im letzten Jahr oft gerissen. "
+        "Viele Hersteller suchen deshalb neue Zulieferer in der Nähe ihrer Werke."
+    ),
+    "en.md": "# Notes\n\nThe supply of parts to the plant was steady all year long.",
+}
+
+
+def test_an_index_from_before_languages_answers_then_is_upgraded_by_a_sync(
+    make_index, docs_root, monkeypatch
+):
+    """Scheme 4 had no language column and stemmed every Latin word as English: such an
+    index answers as it did, status says its keyword entries are old, and the next sync
+    rebuilds them in place (the German stem then matches another form of the word)."""
+    for name, text in GERMAN.items():
+        (docs_root / name).write_text(text, encoding="utf-8")
+    index = make_index()
+    index.sync()
+    table = index.table()
+    _downgrade(table)
+    table._tbl.drop_columns([keyword_column.LANGUAGE_COLUMN])
+    summary.path_for(index.config.db_path).unlink()  # as the old writer left it: read anew
+    assert table.keyword_search("supply parts", 1)[0]["source"] == str(docs_root / "en.md")
+    assert not table.keyword_search("Lieferkette", 1)  # English stems: no match
+    warning = index.status()["schemeWarning"]
+    assert "older keyword scheme (4; current: 5)" in warning
+
+    def no_embedding(*args, **kwargs):
+        raise AssertionError("a keyword scheme change must not re-embed")
+
+    monkeypatch.setattr(type(index.embedder()), "embed_passages", no_embedding)
+    assert index.sync()["counts"]["ingested"] == 0
+    assert "schemeWarning" not in index.status()
+    assert keyword_column.LANGUAGE_COLUMN in table._tbl.schema.names
+    assert table.keyword_search("Lieferkette", 1)[0]["source"] == str(docs_root / "de.md")

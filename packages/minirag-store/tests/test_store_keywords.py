@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from minirag_store.index.keywords import (
+    EXACT_WEIGHT,
     PART_WEIGHT,
     SINGLE_SEARCH_TOKENS,
     WORD_WEIGHT,
@@ -34,7 +35,7 @@ def test_identifiers_kept_whole_and_as_parts():
 
 def test_stop_words_dropped_in_both_languages():
     assert tokens("the invoice и склад") == ["invoic", "склад"]
-    assert normalize("the invoice и склад") == "invoic склад invoic+склад"
+    assert normalize("the invoice и склад") == "invoic склад =invoice invoic+склад"
 
 
 def test_yo_and_capitals_fold_to_one_form():
@@ -54,7 +55,11 @@ def test_word_pairs_follow_phrases_not_punctuation():
 
 
 def test_query_terms_counted_once_then_weighted():
-    assert normalize_query("stock stocks STOCK") == " ".join(["stock"] * WORD_WEIGHT)
+    # the stem at a word's weight; the one form its stem changes also as written
+    assert Counter(normalize_query("stock stocks STOCK").split()) == {
+        "stock": WORD_WEIGHT,
+        "=stocks": EXACT_WEIGHT,
+    }
 
 
 def test_identifier_outweighs_its_parts_in_a_query():
@@ -82,7 +87,8 @@ def test_a_long_query_splits_into_words_and_pairs_with_the_same_weights():
     assert long.scale == PART_WEIGHT
     words = Counter(long.words.split())
     assert words["err_socket_closed"] == 3 and words["socket"] == 1 and words["retri"] == 2
-    assert all("+" in pair for pair in long.pairs.split())
+    assert "=retry" not in words  # the words as written are scored with the pairs
+    assert all("+" in term or term.startswith("=") for term in long.pairs.split())
     whole = Counter(long.whole.split())
     rebuilt = Counter({t: n * long.scale for t, n in words.items()}) + Counter(long.pairs.split())
     assert rebuilt == whole
@@ -100,16 +106,17 @@ def test_chunk_entry_holds_title_prefix_and_neighbours_within_its_section():
         ("Setup > Stock\n\nCharlie pallets.", 15),
         ("Setup > Stock\n\nDelta forklifts.", 15),
     ]
-    entries = [e.split() for e in section_keywords("Manual", chunks)]
-    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous", "alpha+invoic"]
-    # title, own breadcrumb, then previous + own + next body, then the own body's pairs;
-    # never two chunks away
+    entries = [e.split() for e in section_keywords("Manual", chunks)[0]]
+    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous", "=invoices",
+                          "alpha+invoic"]  # fmt: skip
+    # title, own breadcrumb, then previous + own + next body, then the own body's words as
+    # written (where the stem changed them) and pairs; never two chunks away
     assert entries[2] == ["manual", "setup", "stock", "bravo", "warehous", "charli", "pallet",
-                          "delta", "forklift", "charli+pallet"]  # fmt: skip
+                          "delta", "forklift", "=charlie", "=pallets", "charli+pallet"]  # fmt: skip
     assert "alpha" not in entries[2] and "delta" not in entries[1]
-    assert entries[3][-3:] == ["delta", "forklift", "delta+forklift"]
+    assert entries[3][-4:] == ["delta", "forklift", "=forklifts", "delta+forklift"]
 
 
 def test_russian_words_of_a_neighbour_are_stemmed_too():
-    entries = section_keywords("Склад", [("Учёт запасов.", 0), ("Инвентаризация склада.", 0)])
+    entries, _ = section_keywords("Склад", [("Учёт запасов.", 0), ("Инвентаризация склада.", 0)])
     assert "запас" in entries[1].split() and "склад" in entries[0].split()

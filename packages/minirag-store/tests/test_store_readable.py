@@ -161,7 +161,10 @@ def test_keyword_entries_hold_link_text_not_targets():
     text = 'Founded by [Bill Gates](https://en.wikipedia.org/wiki/Bill_Gates "Gates biography").'
     row = {"source": "/d/a.md", "parent_id": "p0", "chunk_index": 0, "title": "Microsoft",
            "text": text, "body_start": 0}  # fmt: skip
-    terms = keyword_column([row])[0].split()
-    # Words, then the word pairs of the same phrase: nothing from the target or the title.
-    assert [t for t in terms if "+" not in t] == ["microsoft", "found", "bill", "gate"]
+    terms = keyword_column([row])[0][0].split()
+    # Words, the words as written, then the word pairs of the same phrase: nothing from
+    # the target or the title.
+    assert [t for t in terms if "+" not in t] == [
+        "microsoft", "found", "bill", "gate", "=founded", "=gates"
+    ]  # fmt: skip
     assert [t for t in terms if "+" in t] == ["found+bill", "bill+gate"]

@@ -98,6 +98,7 @@ def _index_fields(config: Config) -> StatusResult:
         stale = current.stale_count(SCHEME_VERSION)
         warning = _scheme_warning(current, stale, chunks) if stale else None
         warning = _locator_warning(current, warning)
+        warning = _keyword_warning(current, warning)
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         if config.db_remote is not None:  # the store's own text is long and may echo secrets
@@ -191,6 +192,20 @@ def _locator_warning(current: IndexSummary, warning: str | None) -> str | None:
         f"{_plural(files, 'file')} were indexed before hits said their page, slide or sheet: "
         "a sync reads them again in place (sync_start, or `minirag-cli sync`); until then "
         "their hits carry no locator."
+    )
+    return f"{warning} {text}" if warning else text
+
+
+def _keyword_warning(current: IndexSummary, warning: str | None) -> str | None:
+    """``warning``, plus a note while keyword entries of an older keyword scheme remain."""
+    from minirag_store.index.keyword_column import KEYWORDS_VERSION
+
+    if not current.keywords_stale(KEYWORDS_VERSION):
+        return warning
+    text = (
+        f"Keyword entries were written by an older keyword scheme ({current.keywords_version}; "
+        f"current: {KEYWORDS_VERSION}); queries still work. The next sync rebuilds them in "
+        "place, without re-embedding (sync_start, or `minirag-cli sync`)."
     )
     return f"{warning} {text}" if warning else text
 

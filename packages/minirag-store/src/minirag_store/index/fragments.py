@@ -46,7 +46,7 @@ def arrow_rows(
     now = datetime.now(UTC).isoformat(timespec="seconds")
     columns: dict[str, Any] = {f: [r[f] for r in rows] for f in ROW_FIELDS}
     columns["id"] = [chunk_id(r["source"], r["chunk_index"]) for r in rows]
-    columns["keywords"] = kwcol.keyword_column(rows)
+    columns["keywords"], columns[kwcol.LANGUAGE_COLUMN] = kwcol.keyword_column(rows)
     columns[kwcol.VERSION_COLUMN] = [kwcol.KEYWORDS_VERSION] * len(rows)
     columns["ingested_at"] = [now] * len(rows)
     flat = pa.array(np.asarray(vectors, dtype=np.float16).reshape(-1), pa.float16())

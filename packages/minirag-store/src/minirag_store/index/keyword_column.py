@@ -17,19 +17,31 @@ from minirag_store.index.keywords import section_keywords
 from minirag_store.index.readable import readable_pieces
 from minirag_store.index.schema import ALL_ROWS
 
-__all__ = ["KEYWORDS_VERSION", "VERSION_COLUMN", "is_stale", "keyword_column", "refresh_stale"]
+__all__ = [
+    "KEYWORDS_VERSION",
+    "LANGUAGE_COLUMN",
+    "VERSION_COLUMN",
+    "is_stale",
+    "keyword_column",
+    "refresh_stale",
+]
 
 #: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`);
 #: 3: readable text only (link text, no targets: :mod:`minirag_store.index.readable`).
 #: 4: + word pairs (:func:`keywords.pairs`).
-KEYWORDS_VERSION = 4
+#: 5: each chunk stemmed as its own language (:mod:`minirag_store.index.language`),
+#: spaceless scripts as bigrams, words as written beside their stems.
+KEYWORDS_VERSION = 5
 VERSION_COLUMN = "keywords_version"
+#: Each row's stemmer ('' none, NULL: written before scheme 5); a query is analysed
+#: under every one the index holds.
+LANGUAGE_COLUMN = "keywords_language"
 _SOURCES_PER_WRITE = 256  # one merge per batch of sources: bounded memory, few commits
 _ROW_COLUMNS = ["id", "source", "title", "chunk_index", "text", "body_start", "parent_id"]
 
 
-def keyword_column(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The keyword entry of each row, in row order.
+def keyword_column(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+    """The keyword entry and the stemmer of each row, in row order.
 
     Rows are grouped by section, so ``rows`` must hold every chunk of each of their
     sources (a replaced source always comes whole).
@@ -40,13 +52,15 @@ def keyword_column(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         key = (r["source"], r["parent_id"] or f"#{i}")
         sections.setdefault(key, []).append(i)
     out = [""] * len(rows)
+    languages = [""] * len(rows)
     for members in sections.values():
         members.sort(key=lambda i: rows[i]["chunk_index"])
         title = rows[members[0]]["title"]
         pieces = readable_pieces([(rows[i]["text"], rows[i]["body_start"]) for i in members])
-        for i, entry in zip(members, section_keywords(title, pieces), strict=True):
-            out[i] = entry
-    return out
+        entries, langs = section_keywords(title, pieces)
+        for i, entry, lang in zip(members, entries, langs, strict=True):
+            out[i], languages[i] = entry, lang
+    return out, languages
 
 
 def is_stale(table: Any) -> bool:
@@ -67,6 +81,8 @@ def refresh_stale(table: Any, in_sources: Callable[[Sequence[str]], str]) -> int
 
     if VERSION_COLUMN not in table.schema.names:
         table.add_columns({VERSION_COLUMN: "CAST(0 AS INT)"})
+    if LANGUAGE_COLUMN not in table.schema.names:
+        table.add_columns({LANGUAGE_COLUMN: "CAST(NULL AS STRING)"})
     stale = (
         table.search()
         .where(f"{VERSION_COLUMN} < {KEYWORDS_VERSION}")
@@ -80,9 +96,11 @@ def refresh_stale(table: Any, in_sources: Callable[[Sequence[str]], str]) -> int
         where = in_sources(sources[start : start + _SOURCES_PER_WRITE])
         rows = table.search().where(where).select(_ROW_COLUMNS).limit(ALL_ROWS).to_arrow()
         rows = rows.to_pylist()
+        entries, languages = keyword_column(rows)
         columns = {
             "id": [r["id"] for r in rows],
-            "keywords": keyword_column(rows),
+            "keywords": entries,
+            LANGUAGE_COLUMN: languages,
             VERSION_COLUMN: [KEYWORDS_VERSION] * len(rows),
         }
         # the table's own fields: its id may be a non-nullable primary key (schema.py)

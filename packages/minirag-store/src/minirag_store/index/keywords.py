@@ -1,4 +1,4 @@
-"""Keyword normalisation for the full-text column: English and Russian in one index.
+"""Keyword normalisation for the full-text column: every language in one index.
 
 Why our own column: a LanceDB (Lance) FTS index has exactly one tokenizer language. An
 English-stemmed index leaves Russian inflections unmatched (``запасов`` vs ``запасы``), a
@@ -7,12 +7,37 @@ Russian one does nothing for ``invoices``, and either one cuts identifiers such 
 first. So we normalise text ourselves into a space-separated ``keywords`` column and index
 that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop words there):
 
-* every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of its
-  own script (Cyrillic → Russian, Latin → English); stop words of both languages are dropped;
+* every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of
+  its chunk's language (:mod:`minirag_store.index.language`: told per chunk by py3langid;
+  a word that language's stemmer cannot read, or a chunk in a language without one, gets
+  its script's default: Latin English, Cyrillic Russian); stop words of English and
+  Russian are dropped (the only lists kept: see below);
+* a word its stem changes is also kept as written (``=информационная`` beside
+  ``информацион``, own body only), so a passage with the query's own forms ranks above
+  passages that share only its stems (:func:`query_weights`);
+* a run of a script written without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
+  Myanmar) becomes its character bigrams, and Latin/Cyrillic words and identifiers
+  inside it stay words of their own (``iPhone 15``, ``ERR_SOCKET_CLOSED`` in Chinese text).
+  Bigrams, not a segmenter: on XQuAD's Chinese passages plain BM25 over bigrams scores
+  nDCG@10 0.967 against 0.114 for words split at punctuation (``shared/data/README.md``),
+  and our column with bigrams 0.965 (``bench/languages.py``); a dictionary segmenter
+  (jieba, pythainlp) is one more model per script to ship and load, and splits a name it
+  does not know differently in a query than in the passage, where bigrams of the two
+  always agree. Text in a script nothing here knows is indexed as written;
 * an identifier (words joined by ``-``, ``_``, ``.``, ``/`` or ``:``, or a word holding a
   digit) is kept whole, case-folded, *and* as its parts. A query for ``SPEC-112`` then
   matches the rare whole token ``spec-112`` (high IDF) plus ``spec`` and ``112``, so the
   chunk holding the exact identifier ranks above chunks that only share a part.
+
+A query's language cannot be told (a few words), so it is analysed under every stemmer
+the index's chunks were analysed with and its scripts' defaults, as alternatives.
+
+Stop words: the English and Russian lists are dropped in every chunk (a query's language
+is unknown, so both sides must drop the same words); other languages have none. BM25's
+IDF already gives a word in most passages next to no weight, and stop lists for 20+
+languages dropped everywhere would remove real words of other languages (German ``die``
+is Italian and Spanish for "said"/"gave", ``in`` and ``was`` mean different things in
+different languages).
 
 Documents and queries go through the same :func:`tokens`, so both sides agree.
 
@@ -31,11 +56,12 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from minirag_store.index.language import chunk_language, stem, stemmable
 
 __all__ = [
     "PAIR",
@@ -51,23 +77,29 @@ __all__ = [
     "tokens",
 ]
 
-# A run of letters/digits, optionally joined to more runs by identifier punctuation.
-_TOKEN = re.compile(r"[^\W_]+(?:[-_./:]+[^\W_]+)*")
-_PART = re.compile(r"[^\W_]+")
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_LATIN = re.compile(r"[a-z]")
 #: Neighbouring chunks on each side (same section) whose words a chunk's entry also holds.
 WINDOW = 1
 #: Joins the two words of a pair term; never inside a word or an identifier.
 PAIR = "+"
+#: Starts the term of a word as written (case-folded), beside its stem.
+EXACT = "="
 # Punctuation that ends a phrase: no word pair spans it.
-_BREAK = re.compile(r"[.,;:!?()\[\]|\n]")
+_BREAK = re.compile(r"[.,;:!?()\[\]|\n。，、；：！？（）「」『』]")
 #: Query term weights, as repetitions of the term (see :func:`normalize_query`).
 WORD_WEIGHT = 12
 PART_WEIGHT = 6
 PAIR_WEIGHT = 1
+EXACT_WEIGHT = 3
 # Tokens longer than this are noise (base64, hashes of hashes); a GUID is 36 characters.
 _MAX_TOKEN = 64
+#: Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hangul, kana,
+#: Han (with its extension planes). A run of them is cut into character bigrams.
+_SPACELESS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+    "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+_SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -88,101 +120,135 @@ _RU_STOP = _words(
 )
 _STOP = _EN_STOP | _RU_STOP  # already folded: ё is written е
 
-_local = threading.local()
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The token and part patterns: a word's letters include its combining marks
+    (Devanagari, Tamil and Arabic vowel signs; ``\\w`` leaves them out, which cut Hindi
+    words apart), and a spaceless run is a token of its own, so ``iphone`` in Chinese text
+    is a word beside it, not glued to it. Built on first use (a scan of Unicode's marks)."""
+    spaceless = _SPACELESS_RUN
+    marks: list[str] = []
+    for code in range(0x300, 0x1E950):
+        ch = chr(code)
+        if unicodedata.category(ch)[0] == "M" and not spaceless.match(ch):
+            marks.append(re.escape(ch))
+    letter = f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
+    token = re.compile(f"[{_SPACELESS}]+|{letter}+(?:[-_./:]+{letter}+)*")
+    return token, re.compile(f"{letter}+")
 
 
-def _stemmers():
-    # PyStemmer objects are not thread-safe; one pair per thread is cheap.
-    pair = getattr(_local, "stemmers", None)
-    if pair is None:
-        import Stemmer
-
-        pair = (Stemmer.Stemmer("english"), Stemmer.Stemmer("russian"))
-        _local.stemmers = pair
-    return pair
+def _grams(run: str) -> list[str]:
+    """A spaceless run's character bigrams (a one-character run stays itself)."""
+    return [run[i : i + 2] for i in range(max(1, len(run) - 1))]
 
 
-@lru_cache(maxsize=200_000)
-def _word(word: str) -> str:
-    """One case-folded alphanumeric run → its index form ('' for a stop word)."""
+def _word(word: str, algorithm: str) -> str:
+    """One case-folded run of letters/digits -> its index form ('' for a stop word)."""
     if word in _STOP:
         return ""
     if any(ch.isdigit() for ch in word):
         return word  # numbers and codes like v2, 112, 5b04 are matched exactly
-    english, russian = _stemmers()
-    has_cyr = _CYRILLIC.search(word) is not None
-    has_lat = _LATIN.search(word) is not None
-    if has_cyr and not has_lat:
-        return russian.stemWord(word)
-    if has_lat and not has_cyr:
-        return english.stemWord(word)
-    return word  # mixed scripts (homoglyph codes) or other scripts: keep as written
+    return stem(word, algorithm)
 
 
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
 
 
-def _analyse(text: str) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """``text``'s units in order, each ``(head, parts)`` (a plain word's stem with no
-    parts, or a whole identifier with its parts' index forms), and its word pairs."""
+#: One unit of analysed text: its head term (a stem, a whole identifier or a bigram), the
+#: index forms of an identifier's parts, and the word as written (EXACT + word) or ''.
+Unit = tuple[str, list[str], str]
+
+
+def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
+    """``text``'s units in order and its word pairs, words stemmed as ``algorithm`` (a
+    PyStemmer name; '' or one that cannot read a word: its script's default)."""
+    token_re, part_re = _patterns()
     folded = _fold(text)
-    units: list[tuple[str, list[str]]] = []
+    units: list[Unit] = []
     pairs: list[str] = []
     previous, end = "", 0
-    for match in _TOKEN.finditer(folded):
+    for match in token_re.finditer(folded):
         token = match.group()
         if _BREAK.search(folded, end, match.start()):
             previous = ""  # a phrase does not run across a sentence or clause break
         end = match.end()
+        if _SPACELESS_RUN.match(token):
+            units.extend((gram, [], "") for gram in _grams(token))
+            previous = ""  # bigrams already hold the order of the run
+            continue
         if len(token) > _MAX_TOKEN:
             previous = ""
             continue
-        parts = _PART.findall(token)
+        parts = part_re.findall(token)
         if len(parts) > 1:
-            head, pieces = token, [w for w in map(_word, parts) if w]
+            head, pieces, exact = token, [w for w in (_word(p, "") for p in parts) if w], ""
         else:
-            head, pieces = _word(token), []
+            head, pieces = _word(token, algorithm), []
             if not head:
                 continue  # a stop word: the phrase goes on across it
-        units.append((head, pieces))
+            # A word its stem leaves unchanged, or one no stemmer reads, needs no second
+            # term: every index entry that holds it so holds its stem.
+            exact = EXACT + token if head != token and stemmable(token) else ""
+        units.append((head, pieces, exact))
         if previous and previous != head:  # a repeated word is no phrase
             pairs.append(f"{previous}{PAIR}{head}")
         previous = head
     return units, pairs
 
 
-def tokens(text: str) -> list[str]:
+def _terms(units: list[Unit]) -> list[str]:
+    return [t for head, parts, _ in units for t in (head, *parts)]
+
+
+def _exact(units: list[Unit]) -> list[str]:
+    return [exact for _, _, exact in units if exact]
+
+
+def tokens(text: str, algorithm: str = "") -> list[str]:
     """The single-word index terms of ``text``, in order (identifiers whole, then their
-    parts); :func:`pairs` gives the two-word ones."""
-    return [term for head, parts in _analyse(text)[0] for term in (head, *parts)]
+    parts; spaceless scripts as bigrams); :func:`pairs` gives the two-word ones."""
+    return _terms(_analyse(text, algorithm)[0])
 
 
-def pairs(text: str) -> list[str]:
+def pairs(text: str, algorithm: str = "") -> list[str]:
     """Each two neighbouring words of one phrase of ``text`` as one term, ``a+b``: stems
     (or whole identifiers), stop words skipped, never across ``. , ; : ! ? ( ) |`` or a
     line break."""
-    return _analyse(text)[1]
+    return _analyse(text, algorithm)[1]
 
 
-def normalize(text: str) -> str:
-    """``text``'s single-word terms and word pairs as one space-separated term string."""
-    units, twos = _analyse(text)
-    return " ".join([*(t for head, parts in units for t in (head, *parts)), *twos])
+def normalize(text: str, algorithm: str = "") -> str:
+    """``text``'s single-word terms, words as written and word pairs as one term string
+    (what a chunk's entry holds of its own body)."""
+    units, twos = _analyse(text, algorithm)
+    return " ".join([*_terms(units), *_exact(units), *twos])
 
 
-def query_weights(query: str) -> dict[str, int]:
+def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[str, int]:
     """A query's terms, each once, with its weight (what :func:`normalize_query` repeats:
     the full-text search adds a repeated query term's score once per occurrence).
 
+    The query is analysed under each of ``languages`` (the stemmers of the index's
+    chunks) and under its scripts' defaults, and the terms of all of them are its
+    alternatives: a short query's language cannot be told, an index's can.
+
     Relative to a plain word (1): each part of an identifier counts 1/2 and the whole
-    identifier as much as all its parts together, at least 1; a word pair counts 1/12.
+    identifier as much as all its parts together, at least 1; a word as written counts
+    1/4 on top of its stem; a word pair counts 1/12.
 
     * Whole vs parts: a chunk that merely repeats the parts (``socket closed err ...``)
       gains at most ``k1 + 1`` ≈ 2.2 times one occurrence per part (BM25 saturates), and
       the whole identifier is at least as rare as each part, so the chunk holding
       ``ERR_SOCKET_CLOSED`` itself ranks first. With whole and parts at full weight each,
       such notes outranked it.
+    * A word as written (``=информационная``) puts the chunk saying the query's own
+      forms above the ones that match its stems only (``информационной``). At 1/2 it
+      also put sentences that share one form with an inflected query (``системой``)
+      above the passage stating the phrase in other forms; at 1/4 that passage is
+      first again, and keyword nDCG@10 on XQuAD rose (ar 0.936 -> 0.937, de 0.935 ->
+      0.939; without the term: 0.932, 0.936).
     * A pair breaks ties among chunks that hold the same words (the one stating the
       phrase wins) but does not outweigh a word: pairs are rare, so their IDF is high.
 
@@ -190,34 +256,37 @@ def query_weights(query: str) -> dict[str, int]:
     cost 0.001 on SciFact against full weight; pairs at 1/2 cost 0.016, at 1/8 0.002,
     at 1/12 under 0.001.
     """
-    units, twos = _analyse(query)
     weights: dict[str, int] = {}
-    for head, parts in units:
-        if parts:
-            whole = max(WORD_WEIGHT, PART_WEIGHT * len(parts))
-            weights[head] = max(weights.get(head, 0), whole)
-            for part in parts:
-                weights.setdefault(part, PART_WEIGHT)
-        else:
-            weights[head] = WORD_WEIGHT
-    for pair in twos:
-        weights.setdefault(pair, PAIR_WEIGHT)
+    for algorithm in ["", *sorted(languages)]:
+        units, twos = _analyse(query, algorithm)
+        for head, parts, exact in units:
+            if parts:
+                whole = max(WORD_WEIGHT, PART_WEIGHT * len(parts))
+                weights[head] = max(weights.get(head, 0), whole)
+                for part in parts:
+                    weights.setdefault(part, PART_WEIGHT)
+            else:
+                weights[head] = WORD_WEIGHT
+            if exact:
+                weights[exact] = EXACT_WEIGHT
+        for pair in twos:
+            weights.setdefault(pair, PAIR_WEIGHT)
     return weights
 
 
-def normalize_query(query: str) -> str:
+def normalize_query(query: str, languages: frozenset[str] = frozenset()) -> str:
     """A query's terms weighted by repetition, as one full-text query: the full-text search
     adds a repeated query term's score once per occurrence (:func:`query_weights`)."""
-    return _repeated(query_weights(query))
+    return _repeated(query_weights(query, languages))
 
 
 def _repeated(weights: dict[str, int]) -> str:
     return " ".join(" ".join([term] * n) for term, n in weights.items())
 
 
-#: A query of at most this many term repetitions (six plain words and their five pairs:
-#: 6 x 12 + 5 = 77) runs as one search (:class:`KeywordQuery`).
-SINGLE_SEARCH_TOKENS = 80
+#: A query of at most this many term repetitions (six plain words, each also as written,
+#: and their five pairs: 6 x 12 + 6 x 3 + 5 = 95) runs as one search (:class:`KeywordQuery`).
+SINGLE_SEARCH_TOKENS = 96
 
 
 @dataclass(frozen=True)
@@ -231,7 +300,8 @@ class KeywordQuery:
     table a query past :data:`SINGLE_SEARCH_TOKENS` (six words with their pairs) runs as
     two (:attr:`split`; at 100k chunks one search is still the faster, 7.6 vs 8.2 ms):
     the single words, weights divided by their common factor ``scale``, fetch the best
-    rows; then the pairs are scored among just those rows, and ``scale`` x words + pairs
+    rows; then the pairs (and the words as written, ``=word``, which break ties the same
+    way) are scored among just those rows, and ``scale`` x words + pairs
     is the one search's score (equal to float rounding): 17 ms (p95 30) in a whole query
     at 1M. What it gives up: a row outside the words' best ``limit`` cannot enter on its
     pairs. A pair weighs 1/12 of a word, so in a long query that is a tie-break among the
@@ -252,12 +322,15 @@ class KeywordQuery:
         return bool(self.pairs) and len(self.whole.split()) > SINGLE_SEARCH_TOKENS
 
 
-def keyword_query(query: str) -> KeywordQuery:
-    """:class:`KeywordQuery` of ``query`` (``whole`` empty: nothing searchable)."""
-    weights = query_weights(query)
-    singles = {t: w for t, w in weights.items() if PAIR not in t}
+def keyword_query(query: str, languages: frozenset[str] = frozenset()) -> KeywordQuery:
+    """:class:`KeywordQuery` of ``query`` under ``languages`` (the stemmers of the index's
+    chunks: :func:`query_weights`; ``whole`` empty: nothing searchable)."""
+    weights = query_weights(query, languages)
+    # Words as written break ties like pairs do: scored among the words' best rows, so
+    # the words' common factor stays that of stems and parts (fewer repeated tokens).
+    singles = {t: w for t, w in weights.items() if PAIR not in t and not t.startswith(EXACT)}
     scale = math.gcd(*singles.values()) if singles else 1
-    doubles = {t: w for t, w in weights.items() if PAIR in t}
+    doubles = {t: w for t, w in weights.items() if t not in singles}
     return KeywordQuery(
         whole=_repeated(weights),
         words=_repeated({t: w // scale for t, w in singles.items()}),
@@ -266,18 +339,24 @@ def keyword_query(query: str) -> KeywordQuery:
     )
 
 
-def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> list[str]:
+def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
     """The keyword-column entries of one section's chunks, given in order as
-    ``(text, body_start)``: the words of the title, of the chunk's prefix and of the bodies
-    of the chunk and of up to :data:`WINDOW` neighbours on each side, then the word pairs
-    of the chunk's own body (each body is analysed once)."""
-    head = " ".join(tokens(title))
-    analysed = [_analyse(text[start:]) for text, start in chunks]
-    words = [" ".join(t for h, parts in units for t in (h, *parts)) for units, _ in analysed]
+    ``(text, body_start)``, and each chunk's stemmer (:func:`language.chunk_language` of
+    its body, '' for none). An entry holds the words of the title, of the chunk's prefix
+    and of the bodies of the chunk and of up to :data:`WINDOW` neighbours on each side
+    (each stemmed as its own chunk's language), then the words as written and the word
+    pairs of the chunk's prefix and own body (each body is analysed once)."""
+    languages = [chunk_language(text[start:]) for text, start in chunks]
+    analysed = [
+        _analyse(text[start:], lang) for (text, start), lang in zip(chunks, languages, strict=True)
+    ]
+    words = [" ".join(_terms(units)) for units, _ in analysed]
     out = []
     for i, (text, start) in enumerate(chunks):
-        terms = [head, " ".join(tokens(text[:start]))]
+        prefix = _analyse(text[:start], languages[i])[0]
+        terms = [" ".join(tokens(title, languages[i])), " ".join(_terms(prefix))]
         terms += words[max(0, i - WINDOW) : i + WINDOW + 1]
+        terms.append(" ".join([*_exact(prefix), *_exact(analysed[i][0])]))
         terms.append(" ".join(analysed[i][1]))
         out.append(" ".join(t for t in terms if t))
-    return out
+    return out, languages

@@ -119,6 +119,7 @@ def schema(dim: int, model_id: str) -> pa.Schema:
         ("ocr_engine", pa.string()),
         ("scheme_version", pa.int32()),
         ("keywords_version", pa.int32()),  # see keyword_column.py
+        ("keywords_language", pa.string()),  # see keyword_column.py
         (LOCATOR, pa.string()),
     ]
     meta = {_META_MODEL: model_id.encode(), _META_DIM: str(dim).encode()}
@@ -171,7 +172,9 @@ def scope_filter(scopes: Sequence[str] | None) -> str | None:
 def missing_columns(table: Any) -> dict[str, str]:
     """Columns an index made by an older version lacks, with the SQL that fills them in
     (LanceDB ``add_columns``): all NULL, "not recorded"."""
-    return {} if LOCATOR in table.schema.names else {LOCATOR: "CAST(NULL AS STRING)"}
+    names = table.schema.names
+    wanted = {LOCATOR: "CAST(NULL AS STRING)", "keywords_language": "CAST(NULL AS STRING)"}
+    return {column: sql for column, sql in wanted.items() if column not in names}
 
 
 def meta_projection(names: Sequence[str], optional: Sequence[str]) -> dict[str, str]:

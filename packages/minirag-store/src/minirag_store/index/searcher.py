@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
 from minirag_store.index.fts import KeywordSearcher
+from minirag_store.index.keyword_column import LANGUAGE_COLUMN
 from minirag_store.index.keywords import keyword_query
 from minirag_store.index.schema import ALL_ROWS, scope_filter
 from minirag_store.index.vectors import (
@@ -84,6 +85,7 @@ class Searcher:
         self._ann: tuple[int, AnnSearch | None] | None = None  # (version, path at it)
         self._lock = threading.Lock()
         self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
+        self._languages: tuple[int, frozenset[str]] | None = None  # (version, stemmers)
 
     def forget_version(self) -> None:
         """This process just wrote: ask LanceDB for the latest version next time."""
@@ -191,6 +193,25 @@ class Searcher:
 
         return VectorPass(exact.rows, exact_score)
 
+    def languages(self) -> frozenset[str]:
+        """The stemmers the table's chunks were analysed with (a query is analysed under
+        each: :func:`keywords.query_weights`), read once per table version."""
+        version = self._latest_version()
+        held = self._languages
+        if held is not None and held[0] == version:
+            return held[1]
+        import pyarrow.compute as pc
+
+        found: frozenset[str] = frozenset()
+        with self._rw.shared():
+            if LANGUAGE_COLUMN in self._tbl.schema.names:
+                named = f"{LANGUAGE_COLUMN} IS NOT NULL AND {LANGUAGE_COLUMN} != ''"
+                query = self._tbl.search().where(named).select([LANGUAGE_COLUMN])
+                column = query.limit(ALL_ROWS).to_arrow().column(0)
+                found = frozenset(pc.unique(column).to_pylist())
+        self._languages = (version, found)
+        return found
+
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None, *, source: bool = True
     ) -> list[dict[str, Any]]:
@@ -200,7 +221,7 @@ class Searcher:
         ``source`` False: the ANN path's rows may lack ``source``, for a caller that
         needs no candidate's source (its hits' rows are read whole later): reading it
         for 100 vector and 50 keyword candidates cost ~3 ms of a query at 1M chunks."""
-        terms = keyword_query(text)
+        terms = keyword_query(text, self.languages())
         if not terms.whole:
             return []
         with self._rw.shared():
