@@ -101,8 +101,10 @@ def _split(word: str, room: float) -> tuple[str, str] | None:
     """The longest head of ``word`` (with its hyphen) that fits ``room``, and the rest."""
     best: tuple[str, str] | None = None
     for i in range(2, len(word) - 1):  # after a hyphen the word has: no hyphen added
-        if word[i - 1] == "-" and word[i].isalpha() and _width(word[:i]) <= room:
+        if word[i - 1] == "-" and word[i - 2].isalnum() and _width(word[:i]) <= room:
             best = (word[:i], word[i:])
+    if not word.isalpha() or word.isupper():
+        return best  # no syllables of a code, a number or an acronym (TeX's habit too)
     for head, tail in _hyphenator().iterate(word):
         if head[-1:].isalpha() and tail[:1].isalpha() and _width(head + "-") <= room:
             if best is None or len(head) + 1 > len(best[0]):

@@ -21,6 +21,10 @@ When markitdown reads no text at all from a PDF that has text layers (pdfminer, 
 markitdown, finds no page in some files pdfium reads, e.g. a download with bytes before
 its ``%PDF`` header), the text layers stand in for its output, page by page.
 
+A PDF markitdown wrote as tables of words (its form test takes the evenly spaced words of
+justified columns for a form) while pdfium's lines show no table on any page is read from
+its text layers the same way.
+
 Every page is then reflowed into paragraphs (:mod:`minirag_store.convert.reflow`): a page
 of markitdown's pdfminer route whose characters are the ones pdfium reads on that page
 (95% of its letters and digits) is rebuilt from pdfium's printed lines and their boxes
@@ -47,7 +51,7 @@ from minirag_store.convert.ocr import (
     reader_for,
 )
 from minirag_store.convert.pagealign import Pages, align_pages
-from minirag_store.convert.reflow import Line, reflow_lines, reflow_text, word_forms
+from minirag_store.convert.reflow import Line, reflow_lines, reflow_text, tabular, word_forms
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
@@ -99,7 +103,7 @@ def convert_pdf(path: Path, config: Config) -> Converted:
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
     layouts = page_layouts(path)
-    if not text.strip():
+    if not text.strip() or _prose_as_tables(text, layouts):
         text = layers_as_pages(path, layouts)
     pages, engine = _route(path, text, config, layouts)
     # Pictures go page by page, so the page marks hold in the final text.
@@ -195,6 +199,19 @@ def _same_text(page: str, layer: str) -> bool:
     a, b = _letters(page), _letters(layer)
     total = max(a.total(), b.total())
     return total > 0 and (a & b).total() >= 0.95 * total
+
+
+def _prose_as_tables(text: str, layouts: list[Layout] | None) -> bool:
+    """Whether markitdown took its table route (no form feeds) for a PDF whose pages
+    pdfium reads as prose: the evenly spaced words of justified columns look like a form
+    to it, and it writes every printed line as a table row of words. Its tables are kept
+    when any page has three lines whose gaps are a table's (:func:`.reflow.tabular`), or
+    when the two read different text."""
+    if "\f" in text or not layouts:
+        return False
+    if any(sum(map(tabular, lines)) >= 3 for _, lines in layouts):
+        return False
+    return _same_text(text, "".join(layer for layer, _ in layouts))
 
 
 def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:

@@ -58,7 +58,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Line", "dehyphenate", "reflow_lines", "reflow_text", "word_forms"]
+__all__ = ["Line", "dehyphenate", "reflow_lines", "reflow_text", "tabular", "word_forms"]
 
 JOIN, LINE, PARAGRAPH = " ", "\n", "\n\n"
 
@@ -161,7 +161,7 @@ def _structural(text: str) -> bool:
     )
 
 
-def _tabular(line: Line) -> bool:
+def tabular(line: Line) -> bool:
     """Word gaps far wider than the others (columns), not the even ones of justification."""
     if len(line.gaps) < 1:
         return False
@@ -183,7 +183,7 @@ class _Columns:
     line reaching past the column does not set it)."""
 
     def __init__(self, lines: Sequence[Line]) -> None:
-        self.lines = [o for o in lines if not _tabular(o)]
+        self.lines = [o for o in lines if not tabular(o)]
 
     def _peers(self, line: Line) -> list[Line]:
         same = [o for o in self.lines if abs(o.size - line.size) < 0.15 * line.size]
@@ -222,7 +222,7 @@ def _leading(lines: Sequence[Line]) -> float:
 
 def _forced(a: Line, b: Line, columns: _Columns, leading: float) -> str | None:
     """The break that what starts ``b`` forces, whatever the fit says (None: none)."""
-    if a.fixed or b.fixed or _tabular(a) or _tabular(b):
+    if a.fixed or b.fixed or tabular(a) or tabular(b):
         return LINE
     if abs(a.size - b.size) > 0.15 * max(a.size, b.size):
         return PARAGRAPH  # a heading, a caption, a footnote
@@ -259,7 +259,7 @@ def reflow_lines(lines: Sequence[Line], forms: frozenset[str] = frozenset()) -> 
         return ""
     columns = _Columns(lines)
     leading = _leading(lines)
-    parts = [line.text.rstrip() if line.fixed or _tabular(line) else _prose(line.text)
+    parts = [line.text.rstrip() if line.fixed or tabular(line) else _prose(line.text)
              for line in lines]  # fmt: skip
     breaks = [_break(a, b, columns, leading) for a, b in itertools.pairwise(lines)]
     return _join(parts, breaks, forms)
@@ -296,6 +296,8 @@ def _blocks(lines: list[str]) -> Iterable[tuple[bool, list[tuple[str, bool]]]]:
 
 def _text_break(a: str, b: str, blank: bool, measure: int) -> str:
     """What separates line ``a`` from the next, ``b``, by their text alone."""
+    if _COMMENT.match(a):  # the OCR page mark stays on the line above its text
+        return PARAGRAPH if blank else LINE
     if (_structural(a) and not _LIST.match(a)) or _structural(b):
         return PARAGRAPH if blank or _HEADING.match(a) or _HEADING.match(b) else LINE
     if a.rstrip()[-1:] in _DASHES and len(a) >= 0.6 * measure:
@@ -319,7 +321,8 @@ def reflow_text(text: str, forms: frozenset[str] | None = None) -> str:
         prose = [_prose(line) for line, _ in run]
         lengths = sorted(len(p) for p, (line, _) in zip(prose, run, strict=True)
                          if not _structural(line))  # fmt: skip
-        measure = lengths[int(0.95 * (len(lengths) - 1))] if lengths else 0
+        # the 95th percentile (a stray long line, a URL, does not set it); all of a few
+        measure = lengths[-(-95 * (len(lengths) - 1) // 100)] if lengths else 0
         parts = [line.rstrip() if _TABLE_ROW.match(line) else p
                  for p, (line, _) in zip(prose, run, strict=True)]  # fmt: skip
         blanks = [blank for _, blank in run]
