@@ -20,18 +20,22 @@ Corpora and kinds:
 
 * ``scifact``: BEIR SciFact abstracts, each written as ``# title`` + abstract (``md``) and
   rendered with ``minirag_testkit.prose`` as ``justified``, ``ragged``, ``two-column`` and
-  ``hyphenated`` PDFs. **A fixed subset, not all 5,183**: every document judged by a test
-  query (339) and a fixed random sample of the rest (seed 0) up to ``--scifact-docs``
-  (default 1,000); a full sync of one kind (convert + embed) on a 2-core machine shared
-  with other work takes ~25 minutes, ten of them (5 kinds, before and after) did not fit.
-  All 300 test queries are asked; the md folder holds the same subset.
+  ``hyphenated`` PDFs. **A fixed subset, not all 5,183**: every 3rd test query by id (100
+  of 300, ``--scifact-every``), every document they judge, and a fixed random sample of
+  the rest (seed 0) up to ``--scifact-docs`` (200). One kind's sync of 200 PDFs took ~6
+  minutes on the 2-core machine shared with two other engineers' work (load 15-18);
+  5,183 documents x 9 syncs (4 kinds before and after, and ``.md``) would not have fitted
+  the time the issue had. The md folder holds the same subset.
 * ``nfcorpus``: BEIR NFCorpus as ``.md`` against the real one-page article PDFs of
-  ``nfcorpus_pdf`` (``real``: justified text and a title heading, by another producer),
-  and the same rendered ``justified`` kind. A fixed subset again: the documents judged
-  by every 8th test query (sorted by id; 41 queries) that have a PDF, up to
-  ``--nfcorpus-docs``.
+  ``nfcorpus_pdf`` (``real``: justified text and a title heading, from another producer)
+  and the same text rendered ``justified``. A fixed subset again: the documents judged by
+  every 8th test query (sorted by id) that have a PDF, in that order, up to
+  ``--nfcorpus-docs`` (150: the queries left with a judged document, 16).
 
 Rendered files are cached in ``--cache`` (the same files before and after a change).
+Each run is kept in the JSON under its ``--label`` with its own provenance; ``before`` is
+this script run with the store and chunker of the commit before the reflow on the path
+(``PYTHONPATH=<old>/packages/minirag-store/src:<old>/packages/minirag-chunker/src``).
 
     uv run python bench/pdf_quality.py [--kinds md,justified] [--corpora scifact]
         [--json bench/results/pdf_quality.json] [--label after]
@@ -297,7 +301,9 @@ def main() -> None:
         else:
             docs, queries, qrels = load_nfcorpus(args.nfcorpus_docs)
         print(f"\n{corpus}: {len(docs)} docs, {len(queries)} test queries")
-        results = runs.setdefault(args.label, {}).setdefault(corpus, {})
+        run = runs.setdefault(args.label, {})
+        run["provenance"] = meta  # each label's own commit, load and time
+        results = run.setdefault(corpus, {})
         results["docs"], results["queries"] = len(docs), len(queries)
         for kind in KINDS[corpus]:
             if only and kind not in only:
