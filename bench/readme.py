@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: README file -> the blocks generated in it.
 TARGETS = {
-    "README.md": ("measured", "scale", "remote"),
+    "README.md": ("measured", "scale", "remote", "pdf-quality"),
     "packages/minirag-mcp/README.md": ("http-load",),
 }
 
@@ -345,7 +345,79 @@ def remote(results: Path) -> str:
     return "\n".join(lines)
 
 
-BLOCKS = {"measured": measured, "http-load": http_load, "scale": scale, "remote": remote}
+_PDF_KINDS = {
+    "md": "`.md` files",
+    "justified": "justified, one column",
+    "ragged": "ragged right, one column",
+    "two-column": "two justified columns",
+    "hyphenated": "narrow justified column, hyphenated",
+    "real": "the real article PDFs",
+}
+
+
+def _pdf_row(corpus: str, kind: str, runs: dict) -> str:
+    before, after = runs["before"][corpus].get(kind), runs["after"][corpus][kind]
+    md = runs["after"][corpus]["md"]
+
+    def pair(get, digits: int = 3) -> str:
+        now = f"{get(after):.{digits}f}"
+        return now if before is None or kind == "md" else f"{get(before):.{digits}f} → {now}"
+
+    def vs_md(r: dict) -> str:
+        return f"{r['ndcg10']['hybrid'] - md['ndcg10']['hybrid']:+.3f}"
+
+    phrases = [r.get("phrases_across_line") for r in (before, after) if r is not None]
+    rate = " → ".join(f"{p['found']}/{p['asked']}" for p in phrases if p) or "—"
+    chunks = pair(lambda r: r["chunks_per_doc"], 2)
+    ratio = "" if kind == "md" else f" ({after['chunks_per_doc'] / md['chunks_per_doc'] - 1:+.0%})"
+    if kind == "md":
+        gap = ""
+    elif before is None:
+        gap = f" ({vs_md(after)})"
+    else:
+        gap = f" ({vs_md(before)} → {vs_md(after)})"
+    return (
+        f"| {corpus}: {_PDF_KINDS[kind]} | {pair(lambda r: r['ndcg10']['hybrid'])}{gap} | "
+        f"{pair(lambda r: r['ndcg10']['keyword'])} | {pair(lambda r: r['ndcg10']['vector'])} | "
+        f"{chunks}{ratio} | {rate} | {pair(lambda r: r['convert_cpu_ms_per_file'], 0)} |"
+    )
+
+
+def pdf_quality(results: Path) -> str:
+    """README's PDF table ("Measured"), before and after reflow, from `bench/pdf_quality.py`."""
+    data = load(results, "pdf_quality")
+    runs = data["runs"]
+    lines = [
+        "| corpus: files | hybrid nDCG@10 (vs `.md`) | keyword | vector | chunks per document "
+        "(vs `.md`) | phrase across a printed line, file in top 5 | conversion CPU ms per file |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    corpora = [c for c in runs["after"] if c != "provenance"]
+    for corpus in corpora:
+        sizes = runs["after"][corpus]
+        lines += [_pdf_row(corpus, kind, runs) for kind in _PDF_KINDS if kind in sizes]
+    told = ", ".join(
+        f"{corpus} {_n(r['docs'])} documents and {r['queries']} test queries"
+        for corpus, r in runs["after"].items()
+        if corpus != "provenance"
+    )
+    lines += [
+        "",
+        f"`before → after` the reflow (`bench/pdf_quality.py`; {told}: fixed subsets, see "
+        "its docstring). `.md` figures are one run (the change does not touch them). "
+        f"Before: {when(runs['before']['provenance'])}. "
+        f"After: {when(runs['after']['provenance'])}.",
+    ]
+    return "\n".join(lines)
+
+
+BLOCKS = {
+    "measured": measured,
+    "http-load": http_load,
+    "scale": scale,
+    "remote": remote,
+    "pdf-quality": pdf_quality,
+}
 
 
 def replace_block(text: str, name: str, body: str) -> str:

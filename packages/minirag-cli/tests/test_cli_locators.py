@@ -3,6 +3,7 @@ the sheet and rows of a workbook; ``read --page`` / ``--slide`` print one page o
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -29,9 +30,11 @@ def test_query_prints_the_page_and_slide_of_each_hit(invoke, paged):
     ran = invoke("query", ON_PAGE_4, "--top-k", "3", *paged["flags"], env=paged["env"])
     assert ran.code == 0, ran.stderr
     first = ran.stdout.splitlines()[0]
-    assert first.startswith("1. avtoreferat.pdf p. 4  #"), first
+    # p. 4, or pp. 3-4 when its chunk opens with page 3's last paragraph
+    assert re.match(r"1\. avtoreferat\.pdf (p\. 4|pp\. [1-4]-[4-9])  #", first), first
     sources = ran.stdout.split("Sources:")[1]
-    assert "avtoreferat.pdf" in sources and "p. 4" in sources.split("avtoreferat.pdf")[1]
+    pages = sources.split("avtoreferat.pdf")[1]
+    assert re.search(r"\bpp?\. (\d+, )*4\b", pages), sources
     deck = invoke("query", "a nested shape with content in 2 shapes", *paged["flags"])
     assert "test.pptx slide 5  #" in deck.stdout
 
@@ -39,8 +42,10 @@ def test_query_prints_the_page_and_slide_of_each_hit(invoke, paged):
 def test_query_json_carries_the_locator(invoke, paged):
     ran = invoke("query", ON_PAGE_4, "--top-k", "1", "--json", *paged["flags"])
     hit = ran.json()["results"][0]
-    assert hit["locator"]["page"] == 4
-    assert ran.json()["sources"][0]["pages"] == [4]
+    assert (
+        hit["locator"]["page"] <= 4 <= hit["locator"].get("pages", [0, hit["locator"]["page"]])[1]
+    )
+    assert 4 in ran.json()["sources"][0]["pages"]
 
 
 def test_read_page_prints_that_page_only(invoke, paged):

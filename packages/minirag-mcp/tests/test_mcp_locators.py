@@ -38,7 +38,10 @@ async def test_query_hits_and_sources_say_the_page(client):
         structured(await connected.call_tool("query_documents", {"query": ON_PAGE_4, "topK": 3}))
     )
     top = found["results"][0]
-    assert top["source"].endswith("avtoreferat.pdf") and top["locator"]["page"] == 4
+    assert top["source"].endswith("avtoreferat.pdf")
+    assert (
+        top["locator"]["page"] <= 4 <= top["locator"].get("pages", [0, top["locator"]["page"]])[1]
+    )  # pp. 3-4: page 3's last paragraph too
     pdf = next(s for s in found["sources"] if s["source"] == top["source"])
     assert 4 in pdf["pages"]
 

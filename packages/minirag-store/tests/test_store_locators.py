@@ -87,7 +87,10 @@ def test_a_pdf_hit_says_its_page_and_sources_list_the_pages_hit(located):
     result = expand(index.query(ON_PAGE_4, top_k=3))
     hit = result["results"][0]
     assert Path(hit["source"]).name == PDF
-    assert hit["locator"]["page"] == 4
+    # the chunk may open with page 3's last paragraph (reflowed PDF text packs whole)
+    assert (
+        hit["locator"]["page"] <= 4 <= hit["locator"].get("pages", [0, hit["locator"]["page"]])[1]
+    )
     source = next(s for s in result["sources"] if s["source"] == hit["source"])
     assert 4 in source["pages"] and source["pages"] == sorted(source["pages"])
 
@@ -204,7 +207,8 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
             old.read_file(file_path=str(root / PDF), page=4)
         job = old.sync()
         assert job["counts"]["ingested"] == 2, job  # every file re-read, once
-        assert expand(old.query(ON_PAGE_4, top_k=1))["results"][0]["locator"]["page"] == 4
+        locator = expand(old.query(ON_PAGE_4, top_k=1))["results"][0]["locator"]
+        assert locator["page"] <= 4 <= locator.get("pages", [0, locator["page"]])[1]
         assert "ЗАКЛЮЧЕНИЕ" in old.read_file(file_path=str(root / PDF), page=5)["text"]
         assert old.sync()["counts"]["ingested"] == 0
         assert old.status()["schemeWarning"] is None

@@ -82,7 +82,10 @@ def test_it_is_synced_and_found_on_its_page(
         assert job["state"] == "succeeded" and job["counts"]["ingested"] == 1, job
         result = index.query(CAPTION, top_k=3)
         hit = next(h for h in result["results"] if CAPTION in h["text"])
-        assert hit["locator"]["page"] == 3
+        # Its chunk opens with page 2's running footer (one reflowed paragraph, "Page 2
+        # of 7"), packed with the caption that opens page 3: it covers both.
+        locator = hit["locator"]
+        assert locator["page"] <= 3 <= locator.get("pages", [0, locator["page"]])[1]
     finally:
         index.close()
 

@@ -322,3 +322,23 @@ def test_a_scanned_page_keeps_its_page_through_ocr_to_the_hit(
         assert "Alpha text page" not in page and "Charlie closing" not in page
     finally:
         index.close()
+
+
+def test_an_ocred_page_is_reflowed_into_its_paragraph(tmp_path: Path) -> None:
+    """OCR gives a line per printed line; the page's text comes back as the paragraph
+    (convert/reflow.py), after its page mark, the short closing line ending it."""
+    lines = [
+        "The glacier survey drones mapped the northern fjord",
+        "twice during the storm season, and the elevation",
+        "models showed it had retreated.",
+        "Signed by the field office",
+    ]
+    scan = samples.image_pdf(samples.text_image(lines))
+    path = samples.join_pdfs([samples.text_pdf([[ALPHA]]), scan], tmp_path / "scan.pdf")
+    text = convert_file(path, make_config(tmp_path, ocr_lang="en")).markdown
+    page = text[text.index("<!-- page 2: OCR") :]
+    mark, body = page.split("\n", 1)
+    assert mark.endswith("-->")
+    first, last = body.split("\n\n")
+    assert "northern fjord twice during the storm season, and the elevation" in first
+    assert last == "Signed by the field office"

@@ -198,3 +198,74 @@ def test_a_renamed_heading_re_embeds_its_chunks_though_their_bodies_are_unchange
     for text, vector in stored(db).values():
         old = before[text.replace("Paging", "Alerts")]
         assert np.array_equal(old, vector) is (text not in paging), text
+
+
+FIELD_NOTES = (
+    "Glacier survey drones mapped the northern fjord twice during the storm season, and the "
+    "resulting elevation models showed that the calving front had retreated by almost four "
+    "hundred metres since the previous expedition measured it with ground stations."
+)
+
+
+def test_a_pdf_cut_before_reflow_is_read_again_in_one_sync_that_keeps_other_vectors(
+    tmp_path, model_env, embedder
+):
+    """Chunk scheme 4 reflows PDF text. An index of scheme 3 holds a PDF as the previous
+    release read it (a paragraph per printed line): one sync reads every file again, the
+    PDF comes back as its paragraph (only its changed chunks embedded) and the markdown
+    file keeps its stored vectors."""
+    import textwrap
+
+    import minirag_chunker
+    from minirag_store.index import summary
+    from minirag_store.index.writer import Document, DocumentWriter
+    from minirag_store.ingest.workers import file_digest
+    from minirag_testkit.prose import Article, prose_pdf
+    from store_rows import lance_table
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text(
+        "# Notes\n\nThe cafeteria serves lentil soup on Thursdays.\n", encoding="utf-8"
+    )
+    pdf = docs / "field.pdf"
+    pdf.write_bytes(prose_pdf(Article("Arctic Field Notes", [FIELD_NOTES]), "justified"))
+    index = open_index(tmp_path, model_env, embedder)
+    assert index.sync()["counts"]["ingested"] == 2
+    wrapped = "Arctic Field Notes\n\n" + "\n\n".join(textwrap.wrap(FIELD_NOTES, 70))
+    digest, size, mtime = file_digest(pdf)
+    writer = DocumentWriter(index)
+    old_pdf = Document(str(pdf), "file", "Arctic Field Notes", wrapped, digest, mtime, size)
+    assert len(list(writer.write([old_pdf]))) == 1
+    writer.finish()
+    index.close()
+    table = lance_table(tmp_path / "db")
+    table.update(values={"scheme_version": minirag_chunker.SCHEME_VERSION - 1})
+    (tmp_path / "db" / summary.FILE_NAME).unlink(missing_ok=True)
+
+    def rows(source: Path) -> list[tuple[str, np.ndarray]]:
+        found = table.to_arrow().select(["source", "chunk_index", "text", "vector"]).to_pylist()
+        return [
+            (r["text"], np.asarray(r["vector"], dtype=np.float16))
+            for r in sorted(found, key=lambda r: r["chunk_index"])
+            if r["source"] == str(source)
+        ]
+
+    notes_before = rows(docs / "notes.md")
+    assert any("\n\n" in text.strip() for text, _ in rows(pdf))  # hard-wrapped, as stored
+    upgraded = open_index(tmp_path, model_env, embedder)
+    try:
+        embedder.passages.clear()
+        assert upgraded.sync()["counts"]["ingested"] == 2  # both files read again
+        assert embedder.passages, "the PDF's reflowed chunks are new text"
+        assert not any("lentil soup" in p for p in embedder.passages)
+        table = lance_table(tmp_path / "db")
+        notes_after = rows(docs / "notes.md")
+        assert [t for t, _ in notes_after] == [t for t, _ in notes_before]
+        for (_, a), (_, b) in zip(notes_after, notes_before, strict=True):
+            assert np.array_equal(a, b)
+        text = upgraded.read_file(str(pdf))["text"]
+        assert " ".join(FIELD_NOTES.split()[:20]) in text  # one paragraph across lines
+        assert upgraded.status()["staleChunkCount"] == 0
+    finally:
+        upgraded.close()

@@ -9,8 +9,11 @@ from typing import Literal
 # stale index (cut with an older scheme) from a current one and ask for a re-sync.
 # 2: Setext headings; fences past the section cap are cut. 3: a sentence end may be followed
 # by citation links; minirag-store sizes units by their readable text (a link's target costs
-# nothing) and embeds that, so every source is re-cut and re-embedded.
-SCHEME_VERSION: int = 3
+# nothing) and embeds that, so every source is re-cut and re-embedded. 4: minirag-store
+# reflows PDF text into paragraphs (its printed lines were paragraphs), so PDFs are read
+# and cut again; what is embedded is unchanged (EMBED_INPUT_SCHEME stays 3), so every chunk
+# whose text did not change (every other format's) keeps its stored vector.
+SCHEME_VERSION: int = 4
 
 Category = Literal["transcript", "slides", "headings", "generic"]
 

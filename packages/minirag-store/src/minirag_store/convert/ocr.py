@@ -136,7 +136,11 @@ def convert_image(path: Path, config: Config) -> Converted:
     reader = reader_for(backend, config)
     with backend_errors(backend):
         frames = reader.read_image_file(path)
-    markdown = strip_data_images("\n\n".join(t.strip() for t in frames if t.strip()))
+    from minirag_store.convert.reflow import reflow_text
+
+    # OCR gives a line per printed line: reflowed like a PDF's text (convert/reflow.py)
+    text = "\n\n".join(reflow_text(t.strip()) for t in frames if t.strip())
+    markdown = strip_data_images(text)
     if not markdown:
         raise ConversionError(f"{path.name}: OCR ({reader.engine}) found no text in the image")
     return Converted(markdown, choose_title(None, markdown, path.stem), reader.engine)

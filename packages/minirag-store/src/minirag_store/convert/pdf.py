@@ -20,13 +20,24 @@ PDF whose text layer is merely short is kept as it is.
 When markitdown reads no text at all from a PDF that has text layers (pdfminer, under
 markitdown, finds no page in some files pdfium reads, e.g. a download with bytes before
 its ``%PDF`` header), the text layers stand in for its output, page by page.
+
+A PDF markitdown wrote as tables of words (its form test takes the evenly spaced words of
+justified columns for a form) while pdfium's lines show no table on any page is read from
+its text layers the same way.
+
+Every page is then reflowed into paragraphs (:mod:`minirag_store.convert.reflow`): a page
+of markitdown's pdfminer route whose characters are the ones pdfium reads on that page
+(95% of its letters and digits) is rebuilt from pdfium's printed lines and their boxes
+(:mod:`minirag_store.convert.textlines`), which also keeps the reading order of a
+justified line that pdfminer cut into one box a word; any other page (markitdown's tables,
+OCR text, a page the two read differently) is reflowed from its text alone.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,13 +51,22 @@ from minirag_store.convert.ocr import (
     reader_for,
 )
 from minirag_store.convert.pagealign import Pages, align_pages
+from minirag_store.convert.reflow import Line, reflow_lines, reflow_text, tabular, word_forms
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.convert.engine import Converted
 
-__all__ = ["anchor_pages", "convert_pdf", "layers_as_pages", "split_pages", "text_layers"]
+__all__ = [
+    "anchor_pages",
+    "convert_pdf",
+    "layers_as_pages",
+    "page_layouts",
+    "reflow_pages",
+    "split_pages",
+    "text_layers",
+]
 
 log = logging.getLogger("minirag_store.convert.pdf")
 # pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
@@ -82,11 +102,13 @@ def convert_pdf(path: Path, config: Config) -> Converted:
 
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
-    if not text.strip():
-        text = layers_as_pages(path)
-    pages, engine = _route(path, text, config)
+    layouts = page_layouts(path)
+    if not text.strip() or _prose_as_tables(text, layouts):
+        text = layers_as_pages(path, layouts)
+    pages, engine = _route(path, text, config, layouts)
     # Pictures go page by page, so the page marks hold in the final text.
-    markdown, marks = join_pages((i, strip_data_images(page)) for i, page in pages)
+    pages = [(i, strip_data_images(page)) for i, page in pages]
+    markdown, marks = join_pages(reflow_pages(pages, layouts))
     if not markdown.strip():
         why = (
             "OCR is off (RAG_OCR_MIN_CHARS_PER_PAGE=0)"
@@ -124,21 +146,95 @@ def text_layers(path: Path) -> list[str] | None:
                 pdf.close()
 
 
-#: How pdfium's text stands for a hyphen it found at a line's end inside a word (the line
-#: break itself already removed): U+0002 from the bounded call, U+FFFE from the range one.
-_SOFT_HYPHEN = re.compile("[\x02\ufffe]")
+Layout = tuple[str, list[Line]]
 
 
-def layers_as_pages(path: Path) -> str:
+def page_layouts(path: Path) -> list[Layout] | None:
+    """Every page's text layer and its printed lines with their boxes
+    (:func:`minirag_store.convert.textlines.page_lines`), or None when pdfium cannot read
+    the file."""
+    import pypdfium2 as pdfium
+
+    from minirag_store.convert.textlines import page_lines
+
+    with _PDFIUM:
+        pdf = None
+        try:
+            pdf = pdfium.PdfDocument(str(path))
+            layouts: list[Layout] = []
+            for index in range(len(pdf)):
+                page = pdf[index]
+                textpage = page.get_textpage()
+                layouts.append(page_lines(textpage))
+                textpage.close()
+                page.close()
+            return layouts
+        except pdfium.PdfiumError as e:  # a page markitdown read but pdfium cannot
+            log.info("%s: no text layers for the pages (%s)", path, e)
+            return None
+        finally:
+            if pdf is not None:
+                pdf.close()
+
+
+def layers_as_pages(path: Path, layouts: list[Layout] | None) -> str:
     """The text layers of a PDF in the shape of markitdown's pdfminer route (each page
     followed by a form feed), for a PDF markitdown read nothing from; "" when they hold
-    no text either (a scan) or pdfium cannot read the file. Words pdfium found split
-    over two lines are whole again, so a keyword search finds them."""
-    layers = text_layers(path) or []
+    no text either (a scan) or pdfium cannot read the file. Each page is then reflowed
+    from its lines like any page pdfium reads as markitdown did."""
+    layers = [text for text, _ in layouts or []]
     if not any(_chars(layer) for layer in layers):
         return ""
     log.info("%s: markitdown read no text; indexing the PDF's text layers", path)
-    return "".join(_SOFT_HYPHEN.sub("", layer.replace("\r\n", "\n")) + "\f" for layer in layers)
+    return "".join(layer + "\f" for layer in layers)
+
+
+def _letters(text: str) -> Counter[str]:
+    return Counter(c for c in text.lower() if c.isalnum())
+
+
+def _same_text(page: str, layer: str) -> bool:
+    """Whether a page of markitdown's text and pdfium's layer of it hold the same letters
+    and digits (95%: the two differ on ligatures, a header, a stray glyph)."""
+    a, b = _letters(page), _letters(layer)
+    total = max(a.total(), b.total())
+    return total > 0 and (a & b).total() >= 0.95 * total
+
+
+def _prose_as_tables(text: str, layouts: list[Layout] | None) -> bool:
+    """Whether markitdown took its table route (no form feeds) for a PDF whose pages
+    pdfium reads as prose: the evenly spaced words of justified columns look like a form
+    to it, and it writes every printed line as a table row of words. Its tables are kept
+    when any page has three lines whose gaps are a table's (:func:`.reflow.tabular`), or
+    when the two read different text."""
+    if "\f" in text or not layouts:
+        return False
+    if any(sum(map(tabular, lines)) >= 3 for _, lines in layouts):
+        return False
+    return _same_text(text, "".join(layer for layer, _ in layouts))
+
+
+def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:
+    """Each page as paragraphs (module doc): from pdfium's lines where they hold the
+    page's text, else from the text. A split word is asked about against the whole
+    document's words."""
+    forms = word_forms("\n".join(page for _, page in pages))
+    if layouts:
+        forms |= word_forms("\n".join(text for text, _ in layouts))
+    out: Pages = []
+    for index, page in pages:
+        layout = layouts[index] if layouts and index is not None and index < len(layouts) else None
+        lined = (
+            layout is not None
+            and not page.lstrip().startswith("<!-- page ")  # an OCRed page
+            and "|" not in page  # markitdown's tables
+            and _same_text(page, layout[0])
+        )
+        if lined and layout is not None:
+            out.append((index, reflow_lines(layout[1], forms)))
+        else:
+            out.append((index, reflow_text(page, forms)))
+    return out
 
 
 def _pages(path: Path, text: str, layers: list[str] | None = None) -> Pages:
@@ -158,11 +254,14 @@ def _pages(path: Path, text: str, layers: list[str] | None = None) -> Pages:
     return align_pages(text, layers)
 
 
-def _route(path: Path, text: str, config: Config) -> tuple[Pages, str]:
+def _route(
+    path: Path, text: str, config: Config, layouts: list[Layout] | None
+) -> tuple[Pages, str]:
     """The document's pages and the OCR engine used ("" when no page was OCRed)."""
     threshold = config.ocr_min_chars_per_page
+    known = [layer for layer, _ in layouts] if layouts is not None else None
     if threshold <= 0:
-        return _pages(path, text), ""
+        return _pages(path, text, known), ""
     backend = load_backend()
     if backend is None:
         if not text.strip():
@@ -170,7 +269,7 @@ def _route(path: Path, text: str, config: Config) -> tuple[Pages, str]:
                 f"{path.name} is a scanned PDF (no text layer on any page): reading it needs "
                 f"the OCR add-on. Install: {INSTALL_HINT}"
             )
-        return _pages(path, text), ""
+        return _pages(path, text, known), ""
     with backend_errors(backend):
         layers = backend.page_texts(path)
     needs = [i for i, layer in enumerate(layers) if _chars(layer) < threshold]

@@ -1,0 +1,275 @@
+"""PDF text reflowed into the paragraphs its author wrote (convert/reflow.py).
+
+Generated PDFs of every kind bench/pdf_quality.py renders (minirag_testkit.prose), real
+PDFs from tests/fixtures and ../shared/data, and the rules on text alone (pdfminer's text,
+OCR output) and on line boxes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from minirag_store.config import Config, load_config
+from minirag_store.convert.converter import convert_file
+from minirag_testkit.prose import KINDS, Article, prose_pdf
+
+DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+PARAGRAPHS = [
+    "Glacier survey drones mapped the northern fjord twice during the storm season, and "
+    "the resulting elevation models showed that the calving front had retreated by almost "
+    "four hundred metres since the previous expedition measured it with ground stations.",
+    "The harbour authority asked the research fleet to share its sonar recordings, because "
+    "the shipping lanes near the glacier now carry floating ice that older charts never "
+    "anticipated, and the pilots wanted fresh soundings before the winter convoys arrive.",
+    "Volunteers catalogued every brass lantern in the lighthouse museum, noting which ones "
+    "still held their original lenses and which had been repaired with salvaged glass.",
+]
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Config:
+    return load_config({"BASE_DIR": str(tmp_path_factory.mktemp("root"))})
+
+
+def _blocks(markdown: str) -> list[str]:
+    return [b for b in markdown.split("\n\n") if b.strip()]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_of_article_reads_as_its_paragraphs(tmp_path: Path, config: Config, kind: str):
+    path = tmp_path / f"{kind}.pdf"
+    path.write_bytes(prose_pdf(Article("Arctic Field Notes", PARAGRAPHS), kind))
+    converted = convert_file(path, config)
+    blocks = _blocks(converted.markdown)
+    # The title, then each paragraph whole: no printed line is a block of its own.
+    assert blocks == ["Arctic Field Notes", *PARAGRAPHS]
+    assert converted.marks == ((0, {"page": 1}),)
+
+
+def test_a_long_article_keeps_its_pages(tmp_path: Path, config: Config) -> None:
+    """Paragraphs over three pages: each page's text is reflowed, its mark still where
+    the page starts, and a phrase across a printed line is one line of text."""
+    paragraphs = [f"Report {n}: " + PARAGRAPHS[n % 3] for n in range(40)]
+    path = tmp_path / "long.pdf"
+    path.write_bytes(prose_pdf(Article("Expedition Log", paragraphs), "two-column"))
+    converted = convert_file(path, config)
+    pages = [place["page"] for _, place in converted.marks]
+    assert pages == [1, 2, 3]
+    offsets = [offset for offset, _ in converted.marks]
+    for start, end in zip(offsets, [*offsets[1:], len(converted.markdown)], strict=True):
+        page = converted.markdown[start:end]
+        assert "\n" not in page.strip().split("\n\n")[-1]  # its last paragraph: one line
+    flat = converted.markdown
+    assert "Report 7: " + PARAGRAPHS[1] in flat
+    assert "Report 12: " + PARAGRAPHS[0] in flat
+
+
+def test_hyphenated_words_are_whole_and_real_hyphens_stay(tmp_path: Path, config: Config):
+    """A narrow column whose typesetter split words at syllables and after their own
+    hyphens: pdfium's soft hyphens at 'im-', 'as-', 'e-' and 'whole-' (checked below)."""
+    import pypdfium2 as pdfium
+
+    fill = ["alpha", "the bright", "of many", "quiet", "a", "under the old", "two", "cheerful"]
+    text = " ".join(
+        f"Staff {fill[i % 8]} sent an e-mail on COVID-19 vaccines, error ERR-17 and the "
+        f"immunoglobulin assays of the whole-genome survey{'.' if i % 3 == 2 else ','}"
+        for i in range(24)
+    )
+    path = tmp_path / "narrow.pdf"
+    path.write_bytes(prose_pdf(Article("Laboratory notes", [text]), "hyphenated"))
+    pdf = pdfium.PdfDocument(str(path))
+    layer = "".join(pdf[i].get_textpage().get_text_bounded() for i in range(len(pdf)))
+    pdf.close()
+    split = set(re.findall(r"(\S+)\x02", layer))
+    assert {"im", "as", "e", "whole"} <= split  # the splits this test is about happened
+    converted = convert_file(path, config)
+    assert len(converted.marks) == 2  # two pages, each its own paragraph
+    assert [_flat(b) for b in _blocks(converted.markdown)][1:] == [text] or " ".join(
+        _blocks(converted.markdown)[1:]
+    ) == text
+
+
+@pytest.mark.parametrize(
+    ("head", "tail", "joined"),
+    [
+        ("the immuno-", "globulin levels", "the immunoglobulin levels"),
+        ("send an e-", "mail today", "send an e-mail today"),
+        ("during COVID-", "19 waves", "during COVID-19 waves"),
+        ("code ERR-", "17 again", "code ERR-17 again"),
+        ("a 12.3-", "fold rise", "a 12.3-fold rise"),
+        ("the SARS-", "CoV-2 virus", "the SARS-CoV-2 virus"),
+    ],
+)
+def test_dehyphenate(head: str, tail: str, joined: str) -> None:
+    from minirag_store.convert.reflow import dehyphenate
+
+    assert dehyphenate(head, tail) == joined
+
+
+def test_the_document_decides_a_compound() -> None:
+    from minirag_store.convert.reflow import dehyphenate
+
+    forms = frozenset({"whole-genome", "dataset"})
+    assert dehyphenate("a whole-", "genome map", forms) == "a whole-genome map"
+    assert dehyphenate("the data-", "set is", forms) == "the dataset is"
+
+
+PDFMINER_PAGE = """\
+Multiple  myeloma  is  a  malignant  plasma  cell  proliferative  disorder  that  produces  a
+
+monoclonal  immunoglobulin  protein.  The  skin  involvement  and  the  development  of
+
+bullous disease are rarely seen features in multiple myeloma. We present a 55-year-old
+
+man with a longstanding bullous eruption.
+
+Patients with recurrent bullous eruption should be investigated for the develop-
+
+ment of multiple myeloma.
+"""
+
+
+def test_pdfminer_text_becomes_paragraphs() -> None:
+    """markitdown's pdfminer text: a blank line after every printed line, justification's
+    double spaces; a short line ending a sentence ends its paragraph."""
+    from minirag_store.convert.reflow import reflow_text
+
+    assert _blocks(reflow_text(PDFMINER_PAGE)) == [
+        "Multiple myeloma is a malignant plasma cell proliferative disorder that produces a "
+        "monoclonal immunoglobulin protein. The skin involvement and the development of "
+        "bullous disease are rarely seen features in multiple myeloma. We present a "
+        "55-year-old man with a longstanding bullous eruption.",
+        "Patients with recurrent bullous eruption should be investigated for the "
+        "development of multiple myeloma.",
+    ]
+
+
+def test_structure_stays_in_text() -> None:
+    """Tables, code, headings, list items, an OCR page mark and an address stay lines."""
+    from minirag_store.convert.reflow import reflow_text
+
+    text = (
+        "<!-- page 2: OCR (tesseract) -->\n"
+        "# Findings\n"
+        "The survey vessels spent ninety days at sea and charted the whole northern\n"
+        "fjord before the storms; letters about the results went to the harbour office\n"
+        "and the museum.\n"
+        "Jane Doe\n"
+        "12 Harbour Road\n"
+        "Tromso\n\n"
+        "- first finding of the long survey season in the north\n"
+        "- second finding\n\n"
+        "| site | depth |\n|---|---|\n| fjord  |  40 |\n\n"
+        "```\nx  =  1\n```"
+    )
+    out = reflow_text(text)
+    assert "Jane Doe\n12 Harbour Road\nTromso" in out
+    assert "- first finding of the long survey season in the north\n- second finding" in out
+    assert "| site | depth |\n|---|---|\n| fjord  |  40 |" in out
+    assert "```\nx  =  1\n```" in out
+    assert out.startswith(
+        "<!-- page 2: OCR (tesseract) -->\n# Findings\n\nThe survey vessels spent ninety days "
+        "at sea and charted the whole northern fjord before the storms; letters about the "
+        "results went to the harbour office and the museum.\n\nJane Doe"
+    )
+
+
+def _line(text: str, left: float, right: float, y: float, size: float = 10.0):
+    from minirag_store.convert.reflow import Line
+
+    first = len(text.split(maxsplit=1)[0]) * 5.0
+    return Line(text, left, right, y, y + size, size, first)
+
+
+def test_lines_by_their_boxes() -> None:
+    """A column 72-540: full lines join, a short line ending a sentence ends a paragraph,
+    short lines that are lines (a letterhead) stay lines, a larger font is a heading."""
+    from minirag_store.convert.reflow import reflow_lines
+
+    lines = [
+        _line("Annual Report", 72, 200, 700, 16),
+        _line("Harbour Office", 72, 150, 680),
+        _line("Pier 4, Tromso", 72, 146, 668),
+        _line("The survey vessels spent ninety days at sea and charted the", 72, 540, 644),
+        _line("whole fjord.", 72, 130, 632),
+        _line("Next season the fleet returns with two new drones and a", 72, 539, 608),
+        _line("longer list of sites.", 72, 180, 596),
+    ]
+    assert _blocks(reflow_lines(lines)) == [
+        "Annual Report",
+        "Harbour Office\nPier 4, Tromso",
+        "The survey vessels spent ninety days at sea and charted the whole fjord.",
+        "Next season the fleet returns with two new drones and a longer list of sites.",
+    ]
+
+
+def test_real_article_pdf_reads_as_paragraphs(fixtures: Path, config: Config) -> None:
+    """markitdown's own test PDF (a two-column paper, ragged justification): a sentence
+    that pdfminer broke over printed lines is one line of text, its expected strings stay."""
+    text = convert_file(fixtures / "markitdown" / "test.pdf", config).markdown
+    assert (
+        "Large language models (LLMs) are becoming a crucial building block in developing "
+        "powerful agents that utilize LLMs for reasoning, tool usage, and adapting to new "
+        "observations" in text
+    )
+    assert "While there is contemporaneous exploration of multi-agent approaches" in text
+
+
+@pytest.mark.corpus
+def test_nfcorpus_article_reads_as_its_author_wrote_it(config: Config) -> None:
+    path = DATA / "nfcorpus_pdf" / "pdf_docs"
+    path /= "A CASE OF MULTIPLE MYELOMA PRESENTING AS A BULLOUS DERMATOSIS.pdf"
+    if not path.is_file():
+        pytest.skip("../shared/data/nfcorpus_pdf is not there")
+    text = convert_file(path, config).markdown
+    assert "that produces a monoclonal immunoglobulin protein. The skin involvement" in text
+    assert "Histologic examination of the lesions revealed subepidermal bullae, while no" in text
+    assert "  " not in text
+
+
+@pytest.mark.corpus
+def test_a_memo_keeps_its_lines(config: Config) -> None:
+    path = DATA / "kreuzberg_test_documents" / "pdfs" / "fake_memo.pdf"
+    if not path.is_file():
+        pytest.skip("../shared/data/kreuzberg_test_documents is not there")
+    blocks = _blocks(convert_file(path, config).markdown)
+    assert blocks[:2] == ["May 5, 2023", "To Whom it May Concern:"]
+    assert blocks[2].startswith(
+        "There were 20,000 bottles of water, 10,000 blankets, and 200 laptops delivered on "
+        "January 23, 2023. A total of 3 trucks"
+    )
+    assert blocks[3:] == ["Best Regards,", "Mallori"]
+
+
+def _kreuzberg_cases() -> list[tuple[str, dict]]:
+    root = DATA / "kreuzberg_test_documents" / "_fixtures" / "pdf"
+    if not root.is_dir():
+        return []
+    cases = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(root.glob("*.json"))]
+    return [(c["document"]["path"], c["assertions"]) for c in cases]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(("name", "expect"), _kreuzberg_cases(), ids=lambda v: str(v)[:40])
+def test_kreuzberg_pdfs_keep_their_expected_text(config: Config, name: str, expect: dict):
+    path = DATA / "kreuzberg_test_documents" / name
+    if not path.is_file():
+        pytest.skip(f"{name} is not in the shared data (kreuzberg ships it by LFS)")
+    text = convert_file(path, config).markdown
+    assert len(text) >= expect.get("min_content_length", 0)
+    # markitdown's table route puts a caption's words in two cells ("Selected | Numbers"),
+    # as it did before reflow: kreuzberg's strings are about the words, so cells are read
+    # as text here.
+    text += "\n" + re.sub(r"[ \t]*\|[ \t|-]*", " ", text)
+    if expect.get("content_contains_any"):
+        assert any(s in text for s in expect["content_contains_any"])
+    for wanted in expect.get("content_contains_all", []):
+        assert wanted in text
