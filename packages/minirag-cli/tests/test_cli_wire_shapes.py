@@ -119,8 +119,9 @@ def test_query(indexed, invoke):
                 },
             ],
             "sources": [
-                {"source": "string", "title": "string", "hits": "number", "displayPath": "string"}
+                {"title": "string", "hits": "number", "displayPath": "string", "root": "number"}
             ],
+            "roots": ["string"],
             "parents": ["string"],
         }
     )

@@ -160,7 +160,12 @@ def test_status_command_exits_0_even_with_a_broken_config(broken_env):
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) == {"version", "configError", "transport"}
+    assert {k for k, v in data.items() if v is not None} == {
+        "version",
+        "configError",
+        "transport",
+        "instructionsTruncated",
+    }
     assert data["transport"] == "stdio"
     assert "BASE_DIRS" in data["configError"]
 

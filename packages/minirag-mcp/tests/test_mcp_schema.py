@@ -15,7 +15,7 @@ ARGS = {
     "ingest_file": {"filePath"},
     "ingest_data": {"data", "source", "format", "title"},
     "ingest_url": {"url", "source", "title"},
-    "query_documents": {"query", "topK", "scope"},
+    "query_documents": {"query", "topK", "scope", "offset"},
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
     "read_file": {"filePath", "source", "fromChunk", "page", "slide"},
     "list_files": {"scope"},

@@ -109,8 +109,9 @@ async def test_query_documents(synced):
                 },
             ],
             "sources": [
-                {"source": "string", "title": "string", "hits": "number", "displayPath": "string"}
+                {"title": "string", "hits": "number", "displayPath": "string", "root": "number"}
             ],
+            "roots": ["string"],
             "parents": ["string"],
         }
     )

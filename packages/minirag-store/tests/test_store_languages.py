@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import expand, shown
 
 CORPUS = {
     "zh/panthers.md": (
@@ -118,7 +119,7 @@ def test_passage_found_first_by_keywords(lang_index, query, expected):
 @pytest.mark.parametrize(("query", "expected"), CASES)
 def test_passage_found_first_by_the_default_search(lang_index, query, expected):
     index, root = lang_index
-    hits = index.query(query, top_k=3)["results"]
+    hits = expand(index.query(query, top_k=3))["results"]
     assert hits[0]["source"] == str(root / expected), [Path(h["source"]).name for h in hits]
 
 
@@ -223,7 +224,7 @@ def test_thesis_words_as_written_in_the_top_five_of_their_file(thesis_index, fil
     """Five chunks that say the words in other cases ranked above the one that says them
     as asked, before the words as written were indexed beside their stems."""
     index, root = thesis_index
-    hits = index.query(query, top_k=5, scope=str(root / file))["results"]
+    hits = expand(index.query(query, top_k=5, scope=str(root / file)))["results"]
     folded = query.casefold()
-    found = [h for h in hits if folded in " ".join(h["text"].casefold().split())]
+    found = [h for h in hits if folded in " ".join(shown(h).casefold().split())]
     assert found, [h["text"][:60] for h in hits]

@@ -14,6 +14,7 @@ from minirag_store.config import load_config
 from minirag_store.convert import ocr
 from minirag_store.convert.converter import convert_file
 from minirag_store.convert.engine import markitdown_convert
+from minirag_testkit.answers import expand
 from minirag_testkit.pdfs import AUDIT_PAGES, ON_PAGE, table_pdf
 
 #: A BMC research article (7 pages) saved with an HTML error page before its ``%PDF``
@@ -80,7 +81,7 @@ def test_it_is_synced_and_found_on_its_page(
     try:
         job = index.sync()
         assert job["state"] == "succeeded" and job["counts"]["ingested"] == 1, job
-        result = index.query(CAPTION, top_k=3)
+        result = expand(index.query(CAPTION, top_k=3))
         hit = next(h for h in result["results"] if CAPTION in h["text"])
         # Its chunk opens with page 2's running footer (one reflowed paragraph, "Page 2
         # of 7"), packed with the caption that opens page 3: it covers both.

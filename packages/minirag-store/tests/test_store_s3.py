@@ -30,6 +30,7 @@ LEASE_TIMEOUT = 5  # seconds: RAG_SYNC_LEASE_TIMEOUT for the tests (the default 
 WORKER = r"""
 import json, os, sys, time
 from minirag_store import Index
+from minirag_testkit.answers import expand
 
 def out(**fields):
     print(json.dumps(fields), flush=True)

@@ -129,6 +129,37 @@ def run_query(
     return result
 
 
+def answer_query(
+    index: Index,
+    query: str,
+    top_k: int,
+    scope: str | Sequence[str] | None,
+    *,
+    offset: int,
+    max_tokens: int | None,
+    ask_server: bool,
+) -> QueryResult:
+    """What :meth:`Index.query` answers: a running server's answer when ``ask_server`` and
+    one answers, else :func:`run_query` here; fitted to ``max_tokens`` (None: the
+    configured RAG_MAX_RESPONSE_TOKENS, 0: no limit)."""
+    from minirag_store.arguments import check_max_tokens
+
+    budget = index.config.max_response_tokens if max_tokens is None else max_tokens
+    budget = check_max_tokens(budget)
+    if ask_server:
+        from minirag_store.peer import ask
+
+        answer = ask(index.config, query, top_k, scope, max_tokens=budget, offset=offset)
+        if answer is not None:
+            return answer
+    result = run_query(index, query, top_k=top_k, scope=scope, offset=offset)
+    if not budget:
+        return result
+    from minirag_store.budget import fit_query
+
+    return fit_query(result, budget, index.token_counter(), offset)
+
+
 def _score_fusion(
     found: VectorPass, kw_rows: list[dict[str, Any]], *, weight: float, fusion: str
 ) -> tuple[list[Fused[str]], dict[str, dict[str, Any]]]:

@@ -356,24 +356,11 @@ class Index:
         the budget given here, not to its own setting.
         """
         self._check()
-        from minirag_store.arguments import check_max_tokens
+        from minirag_store.search import answer_query
 
-        budget = self.config.max_response_tokens if max_tokens is None else max_tokens
-        budget = check_max_tokens(budget)
-        if ask_server:
-            from minirag_store.peer import ask
-
-            answer = ask(self.config, query, top_k, scope, max_tokens=budget, offset=offset)
-            if answer is not None:
-                return answer
-        from minirag_store.search import run_query
-
-        result = run_query(self, query, top_k=top_k, scope=scope, offset=offset)
-        if not budget:
-            return result
-        from minirag_store.budget import fit_query
-
-        return fit_query(result, budget, self.token_counter(), offset)
+        return answer_query(
+            self, query, top_k, scope, offset=offset, max_tokens=max_tokens, ask_server=ask_server
+        )
 
     def read_chunk_neighbors(
         self,
