@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: README file -> the blocks generated in it.
 TARGETS = {
-    "README.md": ("measured", "scale", "remote", "pdf-quality"),
+    "README.md": ("measured", "scale", "remote", "pdf-quality", "cutoff"),
     "packages/minirag-mcp/README.md": ("http-load",),
 }
 
@@ -411,12 +411,29 @@ def pdf_quality(results: Path) -> str:
     return "\n".join(lines)
 
 
+def cutoff(results: Path) -> str:
+    """README's table of what RAG_MIN_SCORE_RATIO does to ranking and answer size
+    (`bench/cutoff.py`): nDCG@10 and hits kept at topK 10, per data set and ratio."""
+    data = load(results, "cutoff")
+    sets = data["sets"]
+    ratios = list(next(iter(sets.values())))
+    head = " | ".join(f"{float(r):g}" for r in ratios)
+    lines = [f"| data set: nDCG@10 (hits kept of {data['top_k']}) at ratio | {head} |",
+             "|---|" + "---:|" * len(ratios)]  # fmt: skip
+    for name, rows in sets.items():
+        cells = " | ".join(f"{rows[r]['ndcg10']:.3f} ({rows[r]['hits']:.1f})" for r in ratios)
+        lines.append(f"| {name} | {cells} |")
+    lines += ["", f"`bench/results/cutoff.json`: {when(data)}."]
+    return "\n".join(lines)
+
+
 BLOCKS = {
     "measured": measured,
     "http-load": http_load,
     "scale": scale,
     "remote": remote,
     "pdf-quality": pdf_quality,
+    "cutoff": cutoff,
 }
 
 

@@ -207,6 +207,7 @@ def test_status(indexed, invoke):
             "fusion": "string",
             "grouping": "null",
             "maxDistance": "null",
+            "minScoreRatio": "number",
             "maxFiles": "null",
             "maxFileSize": "number",
             "maxResponseTokens": "number",

@@ -242,6 +242,7 @@ async def test_status(synced):
             "fusion": "string",
             "grouping": "null",
             "maxDistance": "null",
+            "minScoreRatio": "number",
             "maxFiles": "null",
             "maxFileSize": "number",
             "maxResponseTokens": "number",

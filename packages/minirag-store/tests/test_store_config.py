@@ -61,6 +61,8 @@ def test_relative_paths_resolve_against_cwd(roots, tmp_path: Path):
         ({"RAG_HYBRID_WEIGHT": "nan"}, "RAG_HYBRID_WEIGHT must be a finite number"),
         ({"RAG_GROUPING": "close"}, "RAG_GROUPING must be 'similar' or 'related'"),
         ({"RAG_MAX_DISTANCE": "-1"}, "RAG_MAX_DISTANCE must be 0 or more"),
+        ({"RAG_MIN_SCORE_RATIO": "1"}, "RAG_MIN_SCORE_RATIO must be at least 0.0 and below 1.0"),
+        ({"RAG_MIN_SCORE_RATIO": "-0.1"}, "RAG_MIN_SCORE_RATIO must be at least 0.0"),
         ({"RAG_MAX_FILES": "0"}, "RAG_MAX_FILES must be at least 1"),
         ({"RAG_MAX_RESPONSE_TOKENS": "999"}, "RAG_MAX_RESPONSE_TOKENS must be at least 1000"),
         ({"RAG_MAX_RESPONSE_TOKENS": "10k"}, "RAG_MAX_RESPONSE_TOKENS must be a whole number"),
@@ -92,6 +94,7 @@ def test_booleans_and_search_settings_parse(tmp_path: Path):
             "ALLOW_PRIVATE_URLS": "Yes",
             "RAG_GROUPING": "related",
             "RAG_MAX_DISTANCE": "0.8",
+            "RAG_MIN_SCORE_RATIO": "0.25",
             "RAG_MAX_FILES": "3",
             "RAG_HYBRID_WEIGHT": "0",
             "RAG_INSTRUCTIONS_APPEND": "  Prefer document codes.  ",
@@ -106,6 +109,7 @@ def test_booleans_and_search_settings_parse(tmp_path: Path):
         0.0,
     )
     assert cfg.instructions_append == "Prefer document codes."
+    assert cfg.min_score_ratio == 0.25 and load_config({}, cwd=tmp_path).min_score_ratio == 0
 
 
 def test_response_budget_default_and_setting(tmp_path: Path):

@@ -117,6 +117,6 @@ def test_an_index_from_before_languages_answers_then_is_upgraded_by_a_sync(
 
     monkeypatch.setattr(type(index.embedder()), "embed_passages", no_embedding)
     assert index.sync()["counts"]["ingested"] == 0
-    assert "schemeWarning" not in index.status()
+    assert index.status()["schemeWarning"] is None
     assert keyword_column.LANGUAGE_COLUMN in table._tbl.schema.names
     assert table.keyword_search("Lieferkette", 1)[0]["source"] == str(docs_root / "de.md")

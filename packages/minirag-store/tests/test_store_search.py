@@ -297,3 +297,42 @@ def test_every_fusion_finds_paraphrases_and_exact_identifiers(corpus_index, with
         assert all(0 < s <= 1 / 61 for s in scores)
     if fusion == "mixture":  # a mixture of two distributions over the candidates
         assert all(0 < s <= 1 for s in scores)
+
+
+def test_min_score_ratio_leaves_out_filler_behind_an_exact_match(
+    corpus_index, tmp_path, write_docs
+):
+    """An identifier that two of sixty notes contain: by default the other eight hits of
+    topK 10 are filler (under a tenth of the top fused score); RAG_MIN_SCORE_RATIO 0.2
+    returns the two's chunks alone, in the same order."""
+    import random
+    from dataclasses import replace
+
+    from minirag_store import Index
+
+    base, _ = corpus_index
+    index = Index(replace(base.config, db_path=tmp_path / "db"), embedder=base.embedder())
+    root = tmp_path / "docs"
+    rng = random.Random(0)
+    words = ["pump", "valve", "coolant", "pressure", "report", "inspection", "gasket", "seal",
+             "flow", "meter", "line", "area"]  # fmt: skip
+    files = {}
+    for i in range(60):
+        text = " ".join(rng.choice(words) for _ in range(60))
+        if i in (7, 31):
+            text += " The dataset key DATAKB9A8B identifies this batch."
+        files[f"note{i:02d}.md"] = f"# Note {i}\n\n{text}\n"
+    write_docs(index, root, files)
+    exact = {str(root / "note07.md"), str(root / "note31.md")}
+
+    plain = expand(index.query("DATAKB9A8B", top_k=10))["results"]
+    assert len(plain) == 10 and {h["source"] for h in plain[:2]} == exact
+    filler = [h for h in plain if h["source"] not in exact]
+    assert filler and all(h["score"] < 0.1 * plain[0]["score"] for h in filler)
+
+    cut = Index(replace(index.config, min_score_ratio=0.2), embedder=index.embedder(),
+                table=index.table())  # fmt: skip
+    kept = expand(cut.query("DATAKB9A8B", top_k=10))["results"]
+    assert {h["source"] for h in kept} == exact
+    assert [h["chunkIndex"] for h in kept] == [h["chunkIndex"] for h in plain[: len(kept)]]
+    index.close()

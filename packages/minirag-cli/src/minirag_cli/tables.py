@@ -34,6 +34,7 @@ _STATUS_LABELS = {
     "fusion": "fusion",
     "grouping": "grouping",
     "maxDistance": "max distance",
+    "minScoreRatio": "min score ratio",
     "maxFiles": "max files",
     "maxFileSize": "max file size (bytes)",
     "maxResponseTokens": "max response tokens",

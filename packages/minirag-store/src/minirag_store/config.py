@@ -117,6 +117,7 @@ class Config:
     fusion: str = DEFAULT_FUSION
     grouping: Grouping | None = None
     max_distance: float | None = None
+    min_score_ratio: float = 0.0  # off: it costs NFCorpus nDCG@10 (bench/cutoff.py)
     max_files: int | None = None
     ocr_lang: str = "eslav"
     ocr_min_chars_per_page: int = DEFAULT_OCR_MIN_CHARS
@@ -283,11 +284,15 @@ def _search_settings(env: Mapping[str, str]) -> dict:
     max_distance = _float(env, "RAG_MAX_DISTANCE")
     if max_distance is not None and max_distance < 0:
         raise ConfigError(f"RAG_MAX_DISTANCE must be 0 or more, got {max_distance}")
+    ratio = _float(env, "RAG_MIN_SCORE_RATIO") or 0.0
+    if not 0.0 <= ratio < 1.0:
+        raise ConfigError(f"RAG_MIN_SCORE_RATIO must be at least 0.0 and below 1.0, got {ratio}")
     return {
         "hybrid_weight": weight,
         "fusion": fusion,
         "grouping": grouping,
         "max_distance": max_distance,
+        "min_score_ratio": ratio,
         "max_files": _int(env, "RAG_MAX_FILES", None, 1),
         "ann_min_chunks": _int(
             env, "RAG_ANN_MIN_CHUNKS", DEFAULT_ANN_MIN_CHUNKS, MIN_ANN_MIN_CHUNKS

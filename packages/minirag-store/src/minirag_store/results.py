@@ -273,6 +273,7 @@ class StatusResult(TypedDict, total=False):
     fusion: str | None  # "mixture", "rrf" or "score" (RAG_FUSION)
     grouping: str | None
     maxDistance: float | None
+    minScoreRatio: float | None  # RAG_MIN_SCORE_RATIO: hits below this x the top score dropped
     maxFiles: int | None
     maxFileSize: int | None
     maxResponseTokens: int | None  # RAG_MAX_RESPONSE_TOKENS

@@ -113,6 +113,8 @@ def run_query(
     ]
     kept = apply_filters(
         pairs,
+        scores=[f.score for f in fused],
+        min_score_ratio=config.min_score_ratio,
         max_distance=config.max_distance,
         grouping=config.grouping,
         max_files=config.max_files,

@@ -63,6 +63,7 @@ def _config_fields(config: Config) -> StatusResult:
         "fusion": config.fusion,
         "grouping": config.grouping,
         "maxDistance": config.max_distance,
+        "minScoreRatio": config.min_score_ratio,
         "maxFiles": config.max_files,
         "maxFileSize": config.max_file_size,
         "maxResponseTokens": config.max_response_tokens,

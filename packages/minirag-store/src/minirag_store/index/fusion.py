@@ -231,17 +231,23 @@ def limit_files(sources: Sequence[str], max_files: int) -> list[bool]:
 def apply_filters(
     hits: Sequence[tuple[str, float | None]],
     *,
+    scores: Sequence[float] = (),
+    min_score_ratio: float = 0.0,
     max_distance: float | None = None,
     grouping: str | None = None,
     max_files: int | None = None,
 ) -> list[int]:
     """Indices of the fused ``(source, distance)`` hits that survive the filters, in order.
 
-    Order of application: max distance (drops hits without a distance too, since they
-    cannot be shown to lie within the bound) → grouping (hits without a distance are
-    kept; order never changes) → max files.
+    Order of application: min score ratio (drops hits whose fused score, from ``scores``,
+    is below ``min_score_ratio`` × the top hit's) → max distance (drops hits without a
+    distance too, since they cannot be shown to lie within the bound) → grouping (hits
+    without a distance are kept; order never changes) → max files.
     """
     kept = list(range(len(hits)))
+    if min_score_ratio > 0 and scores:
+        floor = min_score_ratio * max(scores)
+        kept = [i for i in kept if scores[i] >= floor]
     if max_distance is not None:
         kept = [i for i in kept if (d := hits[i][1]) is not None and d <= max_distance]
     if grouping in ("similar", "related"):
