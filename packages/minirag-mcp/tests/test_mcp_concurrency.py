@@ -70,7 +70,7 @@ async def test_concurrent_first_calls_open_the_index_once(built_env, monkeypatch
                         group.start_soon(ask, question)
                     await anyio.to_thread.run_sync(entered.wait, 30)
                     # the loop is not blocked by the load in progress: it still answers
-                    assert len(await client.list_tools()) == 11
+                    assert len(await client.list_tools()) == 12
                     assert answers == {}
                     release.set()
     finally:

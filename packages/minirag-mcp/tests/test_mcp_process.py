@@ -33,7 +33,7 @@ async def test_stdio_flow_through_the_console_script(corpus_env):
     root = corpus_env["BASE_DIR"]
     async with stdio_client(corpus_env) as client:
         assert client.instructions == INSTRUCTIONS
-        assert len(await client.list_tools()) == 11
+        assert len(await client.list_tools()) == 12
         started = structured(await client.call_tool("sync_start", {}))
         job = await wait_for_job(client, started["jobId"])
         assert job["state"] == "succeeded" and job["counts"]["ingested"] == len(CORPUS)
@@ -75,7 +75,7 @@ def test_stdout_carries_only_protocol_messages(corpus_env):
         assert result["serverInfo"]["name"] == "minirag"
         assert result["instructions"] == INSTRUCTIONS
         listed, _ = server.request(1, "tools/list")
-        assert len(listed["result"]["tools"]) == 11
+        assert len(listed["result"]["tools"]) == 12
         # these load the model and LanceDB, which log (to stderr, we require)
         made, _ = server.request(
             2,
@@ -139,7 +139,7 @@ async def test_http_transport_on_loopback(corpus_env):
             time.sleep(0.2)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             assert client.instructions == INSTRUCTIONS
-            assert len(await client.list_tools()) == 11
+            assert len(await client.list_tools()) == 12
             status = structured(await client.call_tool("status", {}))
             assert status["roots"] == [corpus_env["BASE_DIR"]]
             assert status["transport"] == "http"

@@ -36,7 +36,7 @@ async def test_nothing_loads_until_the_client_lists_the_tools(index):
     async with Client(create_server(index, readiness=readiness)) as client:
         assert readiness.thread is None  # handshake answered, nothing loading
         assert index.watch_state()[0] == "off"
-        assert len(await client.list_tools()) == 11
+        assert len(await client.list_tools()) == 12
         _joined(readiness)
         deadline = time.monotonic() + 120  # then the watcher (its mode once it synced)
         while index.watch_state()[0] == "off" and time.monotonic() < deadline:

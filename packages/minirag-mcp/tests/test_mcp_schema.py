@@ -18,6 +18,7 @@ ARGS = {
     "query_documents": {"query", "topK", "scope", "offset"},
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
     "read_file": {"filePath", "source", "fromChunk", "page", "slide"},
+    "read_page_image": {"filePath", "source", "page", "scale", "maxWidth"},
     "list_files": {"scope"},
     "delete_file": {"filePath", "source"},
     "status": set(),
@@ -27,9 +28,13 @@ READ_ONLY = {
     "query_documents",
     "read_chunk_neighbors",
     "read_file",
+    "read_page_image",
     "list_files",
     "status",
 }
+#: Answered with image content, not structured content: a client that prefers structured
+#: content would show the model a JSON object instead of the page (minirag_mcp.pages).
+IMAGE_TOOLS = {"read_page_image"}
 
 
 @pytest.fixture
@@ -38,7 +43,7 @@ async def tools(corpus_env):
         yield {t.name: t for t in await client.list_tools()}
 
 
-async def test_the_eleven_tools_with_camelcase_arguments(tools):
+async def test_the_twelve_tools_with_camelcase_arguments(tools):
     assert set(tools) == set(ARGS)
     for name, tool in tools.items():
         assert set(tool.input_schema.get("properties", {})) == ARGS[name], name
@@ -60,6 +65,10 @@ async def test_required_arguments_and_bounds(tools):
     assert from_chunk["default"] == 0 and from_chunk["minimum"] == 0
     assert schema("sync_status")["required"] == ["jobId"]
     assert schema("ingest_file")["required"] == ["filePath"]
+    assert schema("read_page_image")["required"] == ["page"]
+    scale, width = (schema("read_page_image")["properties"][k] for k in ("scale", "maxWidth"))
+    assert (scale["default"], scale["minimum"], scale["maximum"]) == (2.0, 0.1, 8.0)
+    assert (width["default"], width["minimum"], width["maximum"]) == (1600, 64, 1600)
     scope = schema("query_documents")["properties"]["scope"]
     assert {"type": "string"} in scope["anyOf"]
     assert {"items": {"type": "string"}, "type": "array"} in scope["anyOf"]
@@ -81,7 +90,8 @@ async def test_structured_output_schemas_carry_the_wire_fields(tools):
     assert {"state", "counts", "errors"} <= fields("sync_status")
     assert {"version", "configError", "instructionsTruncated"} <= fields("status")
     assert "files" in fields("list_files")
-    assert all(tools[name].output_schema for name in ARGS)
+    assert all(tools[name].output_schema for name in set(ARGS) - IMAGE_TOOLS)
+    assert all(tools[name].output_schema is None for name in IMAGE_TOOLS)
 
 
 async def test_annotations_tell_clients_what_is_safe(tools):

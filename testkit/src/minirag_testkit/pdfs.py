@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["AUDIT_PAGES", "COLUMNS", "HEADER", "ON_PAGE", "table_pdf"]
+__all__ = ["AUDIT_PAGES", "COLUMNS", "HEADER", "ON_PAGE", "drawn_pdf", "table_pdf"]
 
 #: x positions (PDF points) of a row's cells: far enough apart for markitdown's column test.
 COLUMNS = (72, 200, 330, 460)
@@ -112,3 +112,35 @@ ON_PAGE = {
     2: "glacier survey drones were recalibrated after the storm in the fjord",
     3: "Harpoon repair kits for the whaling museum were counted twice",
 }
+
+
+def drawn_pdf(
+    pages: int = 1,
+    size: tuple[float, float] = (612, 792),
+    *,
+    password: str | None = None,
+    noise: bool = False,
+) -> bytes:
+    """A PDF of ``pages`` pages of ``size`` points (letter by default), each saying its
+    number in large type, through reportlab. ``password``: encrypted, openable only with
+    it. ``noise``: each page covered by a picture of random pixels, which no PNG
+    compresses (the page images' byte cap)."""
+    import io
+    import random
+
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=size, encrypt=password)
+    rng = random.Random(7)  # the same bytes every run
+    for number in range(1, pages + 1):
+        if noise:
+            picture = Image.frombytes("RGB", (900, 1200), rng.randbytes(900 * 1200 * 3))
+            canvas.drawImage(ImageReader(picture), 0, 0, width=size[0], height=size[1])
+        canvas.setFont("Helvetica", max(12.0, min(size) / 20))
+        canvas.drawString(size[0] / 10, size[1] / 2, f"Page {number} of the drawn test PDF")
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()

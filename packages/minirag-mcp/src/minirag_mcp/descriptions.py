@@ -19,6 +19,7 @@ TITLES: dict[str, str] = {
     "query_documents": "Search documents",
     "read_chunk_neighbors": "Read around a search hit",
     "read_file": "Read a document, or one page or slide of it",
+    "read_page_image": "Look at a PDF page",
     "list_files": "List documents",
     "delete_file": "Remove a document from the index",
     "status": "Index status",
@@ -85,6 +86,14 @@ in parts that fit the response budget: when `nextChunk` is present the text stop
 there, and read_file with fromChunk=nextChunk returns what follows. With page (a PDF) or \
 slide (a deck), from a hit's locator, only that page or slide comes back. Prefer \
 read_chunk_neighbors for the context of one hit.""",
+    "read_page_image": """\
+Look at one page of an indexed PDF as an image (PNG, at most 1,600 px on its long side \
+and 1.5 MB), when its text is not enough: text that looks garbled or out of order, a \
+table, a chart, a diagram or a figure the text mentions, a scanned page. Name the PDF by \
+filePath or source (a hit's displayPath) and give the page (1-based: a hit's \
+locator.page). maxWidth or scale give a smaller image. Only PDFs render: a deck's slides \
+cannot be drawn (read_file with slide gives their text). The same page is the resource \
+minirag-page://{displayPath}/{page}.png.""",
     "list_files": """\
 List the files under the document roots with their index state, plus indexed data and \
 URL sources. `state` is ingested, stale (changed on disk since), stale_scheme (cut by an \

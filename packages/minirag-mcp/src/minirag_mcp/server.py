@@ -26,6 +26,7 @@ from minirag_store import Index
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
+from minirag_mcp.pages import register_pages
 from minirag_mcp.readiness import Readiness, ReadyAfterListing
 from minirag_mcp.tools import register_tools
 
@@ -41,7 +42,7 @@ def create_server(
     serving: Serving | None = None,
     http: HttpSettings | None = None,
 ) -> FastMCP:
-    """The FastMCP server exposing minirag's 11 tools over ``index``.
+    """The FastMCP server exposing minirag's 12 tools over ``index``.
 
     With a broken configuration the server still builds: ``status`` reports the error
     and every other tool fails with it. ``RAG_INSTRUCTIONS_APPEND`` (read by the config
@@ -78,6 +79,7 @@ def create_server(
         middleware=middleware or None,
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
+    register_pages(mcp, index)  # read_page_image and the page-image resource
     return mcp
 
 

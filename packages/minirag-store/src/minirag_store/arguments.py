@@ -9,6 +9,7 @@ Importing this module is cheap: the shells read it at start-up.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from minirag_store.errors import InvalidArgumentError
@@ -19,13 +20,17 @@ __all__ = [
     "FIRST_PAGE",
     "NEIGHBORS",
     "OFFSET",
+    "PAGE_SCALE",
+    "PAGE_WIDTH",
     "TOP_K",
     "Bound",
+    "Span",
     "check_chunk_index",
     "check_from_chunk",
     "check_max_tokens",
     "check_neighbors",
     "check_offset",
+    "check_page_size",
     "check_place",
     "check_top_k",
     "one_document",
@@ -135,6 +140,44 @@ def check_place(page: object, slide: object) -> tuple[Place, int] | None:
     if slide is not None:
         return "slide", _whole("slide", slide, FIRST_PAGE)
     return None
+
+
+@dataclass(frozen=True)
+class Span:
+    """A decimal argument: its default, the smallest value allowed, the largest served."""
+
+    default: float
+    minimum: float
+    maximum: float
+
+
+#: A page image's ``scale``: pixels per PDF point (1 = 72 dpi). 2 draws a letter page
+#: 1,224 px wide, which a model reads small print from. Above the maximum is served as the
+#: maximum; whatever the scale, the image stays within :data:`PAGE_WIDTH`'s maximum on its
+#: long side (the renderer's cap), so a large scale never makes a large bitmap.
+PAGE_SCALE = Span(default=2.0, minimum=0.1, maximum=8.0)
+
+#: A page image's ``maxWidth`` in pixels; its maximum is also the cap on the long side of
+#: every page image (vision models downscale anything larger: ~1,568 px for Claude).
+PAGE_WIDTH = Bound(default=1600, minimum=64, maximum=1600)
+
+
+def check_page_size(scale: object, max_width: object) -> tuple[float, int]:
+    """A page image's ``scale`` (None: :data:`PAGE_SCALE`'s default) and ``maxWidth``
+    (None: :data:`PAGE_WIDTH`'s default): refused below their minimum, served as their
+    maximum above it."""
+    if scale is None:
+        scale = PAGE_SCALE.default
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or math.isnan(scale):
+        raise InvalidArgumentError(f"scale must be a number, got {scale!r}")
+    if scale < PAGE_SCALE.minimum:
+        raise InvalidArgumentError(
+            f"scale must be at least {PAGE_SCALE.minimum} (pixels per PDF point; "
+            f"{PAGE_SCALE.default:g} is {PAGE_SCALE.default * 72:g} dpi), got {scale}"
+        )
+    width = PAGE_WIDTH.default if max_width is None else max_width
+    width = _whole("maxWidth", width, PAGE_WIDTH.minimum)
+    return min(float(scale), PAGE_SCALE.maximum), min(width, PAGE_WIDTH.maximum)
 
 
 def one_document(file_path: str | None, source: str | None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "ConversionError",
+    "EncryptedDocumentError",
     "FetchError",
     "IndexMismatchError",
     "IndexUnavailableError",
@@ -19,6 +20,7 @@ __all__ = [
     "NotFoundError",
     "OcrUnavailableError",
     "PathOutsideRootsError",
+    "RenderError",
     "SyncBusyError",
     "UrlRefusedError",
 ]
@@ -75,3 +77,12 @@ class UrlRefusedError(MiniragError, PermissionError):
 
 class FetchError(MiniragError, OSError):
     """ingest_url could not fetch a permitted URL (DNS, connection, timeout, HTTP status, size)."""
+
+
+class RenderError(MiniragError, ValueError):
+    """A document's page could not be drawn as an image (damaged file, a format with no
+    renderer); the message says what can be read instead."""
+
+
+class EncryptedDocumentError(RenderError):
+    """The document is encrypted with a password minirag does not have."""

@@ -29,6 +29,7 @@ __all__ = [
     "ListResult",
     "Locator",
     "NeighborsResult",
+    "PageImage",
     "Progress",
     "ProgressCallback",
     "QueryResult",
@@ -156,6 +157,22 @@ class ReadResult(TypedDict):
     # the text reaches the end (of the page or slide, when one was read).
     nextChunk: NotRequired[int]
     notice: NotRequired[str]  # what was left out and how to read it
+
+
+class PageImage(TypedDict):
+    """``Index.page_image``: one PDF page drawn as a PNG (the MCP tool ``read_page_image``
+    sends ``png`` as image content and the other fields as a line of text)."""
+
+    source: str
+    displayPath: str
+    page: int  # 1-based, as a hit's locator.page counts
+    pageCount: int  # pages of the file as it is on disk
+    width: int  # pixels
+    height: int
+    scale: float  # pixels per PDF point drawn (lower than asked when a cap applied)
+    png: bytes  # the image; at most 1,600 px on its long side and 1.5 MB
+    path: str  # the cached file it was read from (another read of it costs no rendering)
+    cached: bool  # True: served from the cache, nothing was rendered
 
 
 class IngestResult(TypedDict):

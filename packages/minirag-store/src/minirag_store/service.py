@@ -22,8 +22,7 @@ from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
-from minirag_store.index.ann import settings_for
-from minirag_store.index.loading import MODEL, TABLE, preload
+from minirag_store.index.loading import MODEL, existing_table, new_table, preload
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
@@ -33,6 +32,7 @@ from minirag_store.results import (
     JobStatus,
     ListResult,
     NeighborsResult,
+    PageImage,
     ProgressCallback,
     QueryResult,
     ReadResult,
@@ -60,7 +60,7 @@ SMALL_WRITES_PER_MAINTENANCE = 16
 # Every method that reaches the store: on object storage its failures name the URI.
 @store_errors_on("table", "warm_up", "sync_start", "sync", "ingest_file", "ingest_paths",
                  "ingest_data", "ingest_url", "query", "read_chunk_neighbors", "read_file",
-                 "list_files", "delete_file")  # fmt: skip
+                 "list_files", "delete_file", "page_image")  # fmt: skip
 class Index:
     """A minirag index over the configured document roots.
 
@@ -203,23 +203,15 @@ class Index:
         and deletes stay fast; creating a new one needs the model's dimension.
         """
         config = self.config
-        from minirag_store.index.table import ChunkTable
-
         with self._table_lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config, self._resident)
+                self._table_obj = existing_table(config, self._resident)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
         with self._table_lock:
             if self._table_obj is None:
-                self._table_obj = ChunkTable.open(
-                    config.db_uri,
-                    embedder.model_id,
-                    embedder.dim,
-                    config.storage_options,
-                    ann=settings_for(config, resident=self._resident),
-                )
+                self._table_obj = new_table(config, embedder, self._resident)
             return self._table_obj
 
     def warm_up(self) -> None:
@@ -233,7 +225,7 @@ class Index:
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config, self._resident)
+                self._table_obj = existing_table(config, self._resident)
             table = self._table_obj
         if table is not None:
             table.warm()
@@ -393,6 +385,21 @@ class Index:
             self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
         )
 
+    def page_image(
+        self,
+        source: str | None = None,
+        page: int | None = None,
+        *,
+        file_path: str | None = None,
+        scale: float | None = None,
+        max_width: int | None = None,
+    ) -> PageImage:
+        """Page ``page`` of an indexed PDF as a PNG within the caps, cached: pages.page_image."""
+        self._check()
+        from minirag_store.pages import page_image
+
+        return page_image(self, source, page, file_path=file_path, scale=scale, max_width=max_width)
+
     def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
         """Files on disk under the roots with their state, plus indexed data/url sources."""
         self._check()
@@ -436,12 +443,3 @@ class Index:
             self._table_obj = None
         if table is not None and pending:
             table.maintain()
-
-
-def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
-    """The index's table when it exists (no model needed to open it), else None."""
-    from minirag_store.index.table import ChunkTable
-
-    preload(TABLE)  # never while another thread imports (index/loading.py)
-    db, ann = config.db_uri, settings_for(config, resident=resident)
-    return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from minirag_store.convert.engine import Converted
 
 __all__ = [
+    "PDFIUM_LOCK",
     "anchor_pages",
     "convert_pdf",
     "layers_as_pages",
@@ -70,8 +71,8 @@ __all__ = [
 
 log = logging.getLogger("minirag_store.convert.pdf")
 # pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
-# ingest_data call in a server thread may meet another).
-_PDFIUM = threading.Lock()
+# ingest_data call in a server thread may meet another, or a page image: pagerender.py).
+PDFIUM_LOCK = threading.Lock()
 
 
 def _chars(text: str) -> int:
@@ -124,7 +125,7 @@ def text_layers(path: Path) -> list[str] | None:
     cannot read the file (markitdown could: its pages then stay unknown)."""
     import pypdfium2 as pdfium
 
-    with _PDFIUM:
+    with PDFIUM_LOCK:
         pdf = None
         try:
             pdf = pdfium.PdfDocument(str(path))
@@ -157,7 +158,7 @@ def page_layouts(path: Path) -> list[Layout] | None:
 
     from minirag_store.convert.textlines import page_lines
 
-    with _PDFIUM:
+    with PDFIUM_LOCK:
         pdf = None
         try:
             pdf = pdfium.PdfDocument(str(path))
