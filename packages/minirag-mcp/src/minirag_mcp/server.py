@@ -27,6 +27,7 @@ from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
 from minirag_mcp.readiness import Readiness, ReadyAfterListing
+from minirag_mcp.resources import PAGE_SIZE, Documents, register_resources
 from minirag_mcp.tools import register_tools
 
 __all__ = ["create_server", "serve"]
@@ -76,8 +77,10 @@ def create_server(
         lifespan=_starting(readiness) if readiness is not None else None,
         auth=auth,
         middleware=middleware or None,
+        list_page_size=PAGE_SIZE,  # resources/list in pages: any number of documents
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
+    register_resources(mcp, Documents(index))
     return mcp
 
 

@@ -23,12 +23,13 @@ from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.ann import settings_for
-from minirag_store.index.loading import MODEL, TABLE, preload
+from minirag_store.index.loading import MODEL, existing_table, preload
 from minirag_store.index.schema import check_dims
 from minirag_store.index.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
+    DocumentRow,
     IngestResult,
     JobStatus,
     ListResult,
@@ -60,7 +61,7 @@ SMALL_WRITES_PER_MAINTENANCE = 16
 # Every method that reaches the store: on object storage its failures name the URI.
 @store_errors_on("table", "warm_up", "sync_start", "sync", "ingest_file", "ingest_paths",
                  "ingest_data", "ingest_url", "query", "read_chunk_neighbors", "read_file",
-                 "list_files", "delete_file")  # fmt: skip
+                 "list_files", "documents", "delete_file")  # fmt: skip
 class Index:
     """A minirag index over the configured document roots.
 
@@ -207,7 +208,7 @@ class Index:
 
         with self._table_lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config, self._resident)
+                self._table_obj = existing_table(config, self._resident)
             if self._table_obj is not None:
                 return self._table_obj
         embedder = self.embedder()  # not under the lock: a model load holds up no one else
@@ -233,7 +234,7 @@ class Index:
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
-                self._table_obj = _existing_table(config, self._resident)
+                self._table_obj = existing_table(config, self._resident)
             table = self._table_obj
         if table is not None:
             table.warm()
@@ -400,6 +401,13 @@ class Index:
 
         return list_files(self, scope)
 
+    def documents(self) -> list[DocumentRow]:
+        """The indexed documents still there to read (MCP resources): listing.list_documents."""
+        self._check()
+        from minirag_store.listing import list_documents
+
+        return list_documents(self)
+
     def delete_file(
         self, source: str | None = None, *, file_path: str | None = None
     ) -> DeleteResult:
@@ -436,12 +444,3 @@ class Index:
             self._table_obj = None
         if table is not None and pending:
             table.maintain()
-
-
-def _existing_table(config: Config, resident: bool) -> ChunkTable | None:
-    """The index's table when it exists (no model needed to open it), else None."""
-    from minirag_store.index.table import ChunkTable
-
-    preload(TABLE)  # never while another thread imports (index/loading.py)
-    db, ann = config.db_uri, settings_for(config, resident=resident)
-    return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)

@@ -17,10 +17,15 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from minirag_store.index.native import import_lancedb
 
-__all__ = ["MODEL", "TABLE", "preload"]
+if TYPE_CHECKING:
+    from minirag_store.config import Config
+    from minirag_store.index.table import ChunkTable
+
+__all__ = ["MODEL", "TABLE", "existing_table", "preload"]
 
 #: What opening the table imports, and what loading the embedding model imports.
 TABLE = ("numpy", "pyarrow", "lancedb")
@@ -55,3 +60,13 @@ def preload(modules: Sequence[str]) -> None:
                 if imported:
                     _DONE.add(name)
                 _CHANGED.notify_all()
+
+
+def existing_table(config: Config, resident: bool) -> ChunkTable | None:
+    """The index's table when it exists (no model needed to open it), else None."""
+    from minirag_store.index.ann import settings_for
+    from minirag_store.index.table import ChunkTable
+
+    preload(TABLE)  # never while another thread imports (see above)
+    db, ann = config.db_uri, settings_for(config, resident=resident)
+    return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)
