@@ -26,6 +26,7 @@ from minirag_store import Index
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
+from minirag_mcp.prompts import register_prompts
 from minirag_mcp.readiness import Readiness, ReadyAfterListing
 from minirag_mcp.resources import PAGE_SIZE, Documents, register_resources
 from minirag_mcp.tools import register_tools
@@ -81,6 +82,7 @@ def create_server(
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
     register_resources(mcp, Documents(index))
+    register_prompts(mcp)
     return mcp
 
 
