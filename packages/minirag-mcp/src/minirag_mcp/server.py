@@ -26,6 +26,7 @@ from minirag_store import Index
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
+from minirag_mcp.live import Live
 from minirag_mcp.prompts import register_prompts
 from minirag_mcp.readiness import Readiness, ReadyAfterListing
 from minirag_mcp.resources import PAGE_SIZE, Documents, register_resources
@@ -81,8 +82,12 @@ def create_server(
         list_page_size=PAGE_SIZE,  # resources/list in pages: any number of documents
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
-    register_resources(mcp, Documents(index))
+    documents = Documents(index)
+    register_resources(mcp, documents)
     register_prompts(mcp)
+    mcp.add_middleware(live := Live(documents))  # subscriptions, change notifications
+    if readiness is not None:
+        readiness.on_batch = live.on_batch
     return mcp
 
 
