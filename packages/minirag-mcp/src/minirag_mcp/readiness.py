@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 if TYPE_CHECKING:
     from minirag_store import Index
+    from minirag_store.results import WatchBatch
 
 __all__ = ["FALLBACK_SECONDS", "Readiness", "ReadyAfterListing"]
 
@@ -61,6 +63,8 @@ class Readiness:
         self._stopped = False
         #: The thread doing it, once begun (tests join it).
         self.thread: threading.Thread | None = None
+        #: What hears of each sync the watcher applies (the server's live resources).
+        self.on_batch: Callable[[WatchBatch], None] | None = None
 
     def on_start(self) -> None:
         """The server runs: begin now, or after the fallback delay when deferred."""
@@ -85,7 +89,8 @@ class Readiness:
         _warm(self._index)
         with self._guard:
             if self._watch and not self._stopped:
-                self._index.start_watching()  # RAG_WATCH: follow the files while serving
+                # RAG_WATCH: follow the files while serving
+                self._index.start_watching(self.on_batch)
 
     def stop(self) -> None:
         """No watcher starts after this (the server is going away)."""

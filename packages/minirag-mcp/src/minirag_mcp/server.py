@@ -26,8 +26,11 @@ from minirag_store import Index
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
 from minirag_mcp.instructions import instructions_for
+from minirag_mcp.live import Live
 from minirag_mcp.pages import register_pages
+from minirag_mcp.prompts import register_prompts
 from minirag_mcp.readiness import Readiness, ReadyAfterListing
+from minirag_mcp.resources import PAGE_SIZE, Documents, register_resources
 from minirag_mcp.tools import register_tools
 
 __all__ = ["create_server", "serve"]
@@ -77,8 +80,15 @@ def create_server(
         lifespan=_starting(readiness) if readiness is not None else None,
         auth=auth,
         middleware=middleware or None,
+        list_page_size=PAGE_SIZE,  # resources/list in pages: any number of documents
     )
     register_tools(mcp, index, instructions_truncated=instructions.truncated, serving=serving or {})
+    documents = Documents(index)
+    register_resources(mcp, documents)
+    register_prompts(mcp)
+    mcp.add_middleware(live := Live(documents))  # subscriptions, change notifications
+    if readiness is not None:
+        readiness.on_batch = live.on_batch
     register_pages(mcp, index)  # read_page_image and the page-image resource
     return mcp
 

@@ -1,4 +1,5 @@
-"""``list_files``: the files on disk under the roots with their index state.
+"""``list_files``: the files on disk under the roots with their index state; and
+``list_documents``: what is indexed and can still be read (the MCP server's resources).
 
 One scan plus one ``table.source_meta()`` call; the state comes from a stat
 comparison (no hashing, no per-file query), so listing a large tree stays cheap:
@@ -20,13 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.paths import display_path, normalize_scopes, scope_matches
-from minirag_store.results import FileRow, FileState, ListResult
+from minirag_store.errors import MiniragError
+from minirag_store.paths import display_path, normalize_scopes, scope_matches, source_for_path
+from minirag_store.results import DocumentRow, FileRow, FileState, ListResult
 
 if TYPE_CHECKING:
     from minirag_store.service import Index
 
-__all__ = ["file_state", "list_files"]
+__all__ = ["file_state", "list_documents", "list_files"]
 
 
 def file_state(entry: Any, meta: Any, scheme: int) -> FileState:
@@ -93,3 +95,43 @@ def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListRe
     if warnings:
         listing["warnings"] = warnings
     return listing
+
+
+def list_documents(index: Index) -> list[DocumentRow]:
+    """Every indexed document, by source, that a reader can open now: a file only while it
+    is on disk and, symlinks followed, inside a root (one whose file was deleted or whose
+    link now leads out is left out, whatever the index still holds); data and web pages
+    always. Read from the index summary: no scan of the roots, no text or vector read.
+    """
+    from minirag_store.index.schema import TABLE_NAME
+    from minirag_store.index.storage import table_absent
+
+    if table_absent(index.config.db_uri, TABLE_NAME):
+        return []
+    metas = index.table().source_meta()
+    rows: list[DocumentRow] = []
+    for source in sorted(metas):
+        meta = metas[source]
+        if meta.source_type == "file" and not _readable(index, source):
+            continue
+        rows.append(
+            {
+                "source": source,
+                "displayPath": display_path(index.config, source, meta.source_type),
+                "sourceType": meta.source_type,  # type: ignore[typeddict-item]
+                "title": meta.title,
+                "size": meta.size,
+                "chunkCount": meta.chunk_count,
+            }
+        )
+    return rows
+
+
+def _readable(index: Index, source: str) -> bool:
+    """Whether the indexed file ``source`` is still a file inside a root (links followed)."""
+    if not os.path.isfile(source):
+        return False
+    try:
+        return source_for_path(index.config, source) == source
+    except MiniragError:  # it resolves outside every root now
+        return False

@@ -204,6 +204,17 @@ class FileRow(TypedDict):
     ocrEngine: str
 
 
+class DocumentRow(TypedDict):
+    """One indexed document a reader can open (``Index.documents``: the MCP resources)."""
+
+    source: str
+    displayPath: str
+    sourceType: SourceType
+    title: str
+    size: int  # bytes of the file (or the data, the page) as indexed
+    chunkCount: int
+
+
 class ListResult(TypedDict):
     """``list_files``."""
 

@@ -28,6 +28,7 @@ from minirag_store.index.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
+    DocumentRow,
     IngestResult,
     JobStatus,
     ListResult,
@@ -52,15 +53,14 @@ log = logging.getLogger(__name__)
 
 
 #: Single-source writes (ingest_file/data/url, delete_file) between two maintenance passes
-#: (keyword index, compaction, old versions: ~0.7 s at 25k chunks whatever the write, which
-#: per call made a one-line ingest_data that slow). Rows not folded in yet are still found.
+#: (~0.7 s at 25k chunks whatever the write). Rows not folded in yet are still found.
 SMALL_WRITES_PER_MAINTENANCE = 16
 
 
 # Every method that reaches the store: on object storage its failures name the URI.
 @store_errors_on("table", "warm_up", "sync_start", "sync", "ingest_file", "ingest_paths",
                  "ingest_data", "ingest_url", "query", "read_chunk_neighbors", "read_file",
-                 "list_files", "delete_file", "page_image")  # fmt: skip
+                 "list_files", "documents", "delete_file", "page_image")  # fmt: skip
 class Index:
     """A minirag index over the configured document roots.
 
@@ -168,10 +168,8 @@ class Index:
         """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
         model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session.
 
-        Never loads the model: when the tokenizer file is not on disk yet (a model not
-        downloaded), answers are counted in UTF-8 bytes, with one warning. A token covers
-        at least one byte in the tokenizers of the models minirag knows, so that
-        over-counts: an answer only comes back shorter.
+        Never loads the model: without the tokenizer file on disk yet, answers are counted
+        in UTF-8 bytes (one warning), which over-counts: they only come back shorter.
         """
         config = self.config
         with self._lock:
@@ -406,6 +404,13 @@ class Index:
         from minirag_store.listing import list_files
 
         return list_files(self, scope)
+
+    def documents(self) -> list[DocumentRow]:
+        """The indexed documents still there to read (MCP resources): listing.list_documents."""
+        self._check()
+        from minirag_store.listing import list_documents
+
+        return list_documents(self)
 
     def delete_file(
         self, source: str | None = None, *, file_path: str | None = None

@@ -1,0 +1,67 @@
+"""The prompts a user picks by name, through fastmcp's Client in memory: their typed
+arguments, the requests they make of the model, and path completion for ``summarize``."""
+
+from __future__ import annotations
+
+import pytest
+from fastmcp import Client
+from mcp.shared.exceptions import MCPError
+from minirag_mcp.server import create_server
+from minirag_store import Index
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def client(corpus_env):
+    index = Index.open(corpus_env)
+    assert index.sync()["state"] == "succeeded"
+    async with Client(create_server(index)) as connected:
+        yield connected
+    index.close()
+
+
+def _text(result) -> str:
+    (message,) = result.messages
+    assert message.role == "user"
+    return message.content.text
+
+
+async def test_three_prompts_with_typed_arguments(client):
+    listed = {p.name: p for p in await client.list_prompts()}
+    assert set(listed) == {"answer", "summarize", "find"}
+    assert listed["answer"].title == "Answer from my documents"
+    arguments = {n: [(a.name, a.required) for a in p.arguments or []] for n, p in listed.items()}
+    assert arguments == {
+        "answer": [("question", True)],
+        "summarize": [("path", True), ("firstPage", False), ("lastPage", False)],
+        "find": [("phrase", True)],
+    }
+
+
+async def test_answer_searches_first_cites_and_admits_silence(client):
+    text = _text(await client.get_prompt("answer", {"question": "How often is P-7 flushed?"}))
+    assert "How often is P-7 flushed?" in text
+    assert text.index("query_documents") < text.index("Cite")
+    assert "displayPath" in text and "locator" in text
+    assert "do not answer" in text
+
+
+async def test_summarize_takes_a_page_range_and_find_a_phrase(client):
+    whole = _text(await client.get_prompt("summarize", {"path": "specs/cooling.md"}))
+    assert "specs/cooling.md" in whole and "page" not in whole.split("\n")[0]
+    ranged = _text(
+        await client.get_prompt("summarize", {"path": "a.pdf", "firstPage": 2, "lastPage": 4})
+    )
+    assert "(pages 2 to 4)" in ranged and "page: 2" in ranged
+    found = _text(await client.get_prompt("find", {"phrase": "distilled water"}))
+    assert '"distilled water"' in found and "query_documents" in found
+    with pytest.raises(MCPError):
+        await client.get_prompt("summarize", {"path": "a.pdf", "firstPage": "two"})
+
+
+async def test_summarize_completes_its_path_from_the_index(client):
+    ref = {"type": "ref/prompt", "name": "summarize"}
+    done = await client.complete(ref, {"name": "path", "value": "pol"})
+    assert done.values == ["policies/travel.md"]
+    assert (await client.complete(ref, {"name": "firstPage", "value": "1"})).values == []
