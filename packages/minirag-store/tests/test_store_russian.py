@@ -300,4 +300,5 @@ def test_hybrid_is_no_worse_than_keywords_when_the_vector_side_is_noise(xquad_in
     hybrid = sum(_reciprocal_rank(index, q, stem) for q, stem in questions)
     keyword = sum(_reciprocal_rank(keyword_only, q, stem) for q, stem in questions)
     assert keyword / len(questions) > 0.85  # the keyword side does find them
-    assert hybrid >= keyword, (hybrid / len(questions), keyword / len(questions))
+    # equal ranks can sum to floats one ulp apart: compare past the rounding noise only
+    assert hybrid >= keyword - 1e-9, (hybrid / len(questions), keyword / len(questions))
