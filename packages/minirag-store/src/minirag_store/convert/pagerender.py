@@ -106,7 +106,9 @@ def render_page(path: Path, page: int, scale: float, max_width: int) -> Rendered
 def _unreadable(path: Path, error: Exception) -> RenderError:
     import pypdfium2 as pdfium
 
-    if getattr(error, "err_code", None) == pdfium.raw.FPDF_ERR_PASSWORD:
+    code = getattr(error, "err_code", None)
+    # pypdfium2 before 5 gives no err_code, only its message for FPDF_ERR_PASSWORD
+    if code == pdfium.raw.FPDF_ERR_PASSWORD or (code is None and "password" in str(error)):
         return EncryptedDocumentError(
             f"{path.name} is encrypted with a password, so its pages cannot be drawn; save "
             "a copy without the password into a document root to look at its pages"
