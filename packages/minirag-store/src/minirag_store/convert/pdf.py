@@ -38,8 +38,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from minirag_store.convert.engine import strip_data_images
 from minirag_store.convert.marks import find_words, join_pages
@@ -55,6 +56,8 @@ from minirag_store.convert.reflow import Line, reflow_lines, reflow_text, tabula
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
+    from pypdfium2 import PdfTextPage
+
     from minirag_store.config import Config
     from minirag_store.convert.engine import Converted
 
@@ -123,53 +126,41 @@ def convert_pdf(path: Path, config: Config) -> Converted:
 def text_layers(path: Path) -> list[str] | None:
     """The text layer of every page ("" for a page without one), or None when pdfium
     cannot read the file (markitdown could: its pages then stay unknown)."""
-    import pypdfium2 as pdfium
-
-    with PDFIUM_LOCK:
-        pdf = None
-        try:
-            pdf = pdfium.PdfDocument(str(path))
-            texts: list[str] = []
-            for index in range(len(pdf)):
-                page = pdf[index]
-                textpage = page.get_textpage()
-                # bounded, not range: full Unicode (range is UCS-2 in pypdfium2 5), and
-                # pypdfium2 4 warns on a default range call (a CLI user would see it)
-                texts.append(textpage.get_text_bounded())
-                textpage.close()
-                page.close()
-            return texts
-        except pdfium.PdfiumError as e:  # a page markitdown read but pdfium cannot
-            log.info("%s: no text layers for the pages (%s)", path, e)
-            return None
-        finally:
-            if pdf is not None:
-                pdf.close()
+    # bounded, not range: full Unicode (range is UCS-2 in pypdfium2 5), and
+    # pypdfium2 4 warns on a default range call (a CLI user would see it)
+    return _each_text_page(path, lambda textpage: textpage.get_text_bounded())
 
 
 Layout = tuple[str, list[Line]]
+T = TypeVar("T")
 
 
 def page_layouts(path: Path) -> list[Layout] | None:
     """Every page's text layer and its printed lines with their boxes
     (:func:`minirag_store.convert.textlines.page_lines`), or None when pdfium cannot read
     the file."""
-    import pypdfium2 as pdfium
-
     from minirag_store.convert.textlines import page_lines
+
+    return _each_text_page(path, page_lines)
+
+
+def _each_text_page(path: Path, read: Callable[[PdfTextPage], T]) -> list[T] | None:
+    """``read`` of each page's text page, in order, or None when pdfium cannot read the
+    file (logged: markitdown could, so its text stands without pdfium's help)."""
+    import pypdfium2 as pdfium
 
     with PDFIUM_LOCK:
         pdf = None
         try:
             pdf = pdfium.PdfDocument(str(path))
-            layouts: list[Layout] = []
+            out: list[T] = []
             for index in range(len(pdf)):
                 page = pdf[index]
                 textpage = page.get_textpage()
-                layouts.append(page_lines(textpage))
+                out.append(read(textpage))
                 textpage.close()
                 page.close()
-            return layouts
+            return out
         except pdfium.PdfiumError as e:  # a page markitdown read but pdfium cannot
             log.info("%s: no text layers for the pages (%s)", path, e)
             return None
