@@ -1,4 +1,5 @@
-"""The 11 MCP tools: thin wrappers that parse arguments and return what the Index returns.
+"""11 of the 12 MCP tools (read_page_image: pages.py): thin wrappers that parse
+arguments and return what the Index returns.
 
 Argument names are camelCase because that is minirag's MCP interface; results are the
 store's TypedDicts unchanged, so fastmcp derives each tool's output schema from them and
