@@ -19,7 +19,7 @@ new ids and sources, as ``bench/maintenance.py`` makes them) and, each in a fres
   configuration, ``upkeep.create_indexes``).
 
 ``merge`` also runs under other ``LANCE_FTS_PARTITION_SIZE`` values (the store sets 64
-MiB, :mod:`minirag_store.index.native`), which bound how much a build holds before it
+MiB, :mod:`minirag_store.index.storage.native`), which bound how much a build holds before it
 spills a part.
 
     uv run python bench/fts_memory.py [--sizes 35000,110000,210000] [--cache DIR]
@@ -55,7 +55,7 @@ def fixture(size: int, cache: Path, work: Path) -> Path:
     import lancedb
     import scale
     from maintenance import grow
-    from minirag_store.index import upkeep
+    from minirag_store.index.storage import upkeep
 
     scale.base_rows(1000, cache)  # builds the cached base index on first use
     db = work / f"db-{size}"
@@ -71,8 +71,8 @@ def fixture(size: int, cache: Path, work: Path) -> Path:
 
 def child(db: Path, operation: str) -> dict:
     """Run ``operation`` on a copy of ``db`` in this process; its peak RSS increase."""
-    from minirag_store.index import upkeep
-    from minirag_store.index.native import import_lancedb, release_free_memory
+    from minirag_store.index.storage import upkeep
+    from minirag_store.index.storage.native import import_lancedb, release_free_memory
 
     lancedb = import_lancedb()  # with the store's native settings, as a sync runs
     work = Path(tempfile.mkdtemp(prefix="fts-memory-"))

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_store.config import FUSIONS
-from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document, DocumentWriter
 from minirag_testkit import model_env
 from minirag_testkit.answers import hit_sources
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it

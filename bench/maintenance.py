@@ -69,7 +69,7 @@ def grow(table, base, rows: int, first_round: int) -> None:
 def measure(rounds: int, step: int, cache: Path) -> list[dict]:
     """Grow a copy of the base table ``rounds`` times by ``step`` rows, maintaining after each."""
     import scale
-    from minirag_store.index.ann import AnnSettings
+    from minirag_store.index.search.ann import AnnSettings
     from minirag_store.index.table import ChunkTable
 
     scale.base_rows(1000, cache)  # builds the cached base index on first use

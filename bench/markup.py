@@ -149,10 +149,10 @@ def measure(work: Path) -> dict:
 
 
 def readable_cost(markdowns: dict[str, str]) -> float | None:
-    """CPU ms per MB of markdown that :func:`minirag_store.index.readable.readable` takes here
+    """CPU ms per MB of markdown that :func:`minirag_store.index.text.readable.readable` takes here
     (None for code without it)."""
     try:
-        from minirag_store.index.readable import readable
+        from minirag_store.index.text.readable import readable
     except ImportError:
         return None
     text = "\n\n".join(markdowns.values())

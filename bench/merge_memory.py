@@ -14,7 +14,7 @@ such commit of 40 rows (8 sources) at growing table sizes, in five ways:
   new version has fewer chunks would keep stale ones), to show where the growth comes from;
 * ``insert only``: ``when_not_matched_insert_all`` alone (still a join on ``id``);
 * ``append``: ``Table.add``, what the store does for sources with no rows yet
-  (:mod:`minirag_store.index.commits`).
+  (:mod:`minirag_store.index.storage.commits`).
 
 Those five add sources the table does not hold. A re-sync replaces stored ones (40 rows of
 8 sources from the middle of the table), in two ways:
@@ -22,7 +22,7 @@ Those five add sources the table does not hold. A re-sync replaces stored ones (
 * ``stored: merge``: the by-source delete merge (the store's commit until it swapped);
 * ``stored: swap through fragments``: what the store does: the rows written as a fragment,
   one ``Update`` commit with deletion vectors on the fragments holding the old rows
-  (:func:`~minirag_store.index.fragments.commit_replace`). The first commit of the
+  (:func:`~minirag_store.index.storage.fragments.commit_replace`). The first commit of the
   process also pays pylance's first use (its code mapped in, ~80 MB): the 10k figure.
 
 The table has ``id`` as its unenforced primary key, as the store's does.
@@ -76,9 +76,13 @@ def measure(mode: str) -> dict[str, dict[str, float]]:
     import lancedb
     import numpy as np
     from lancedb.index import BTree
-    from minirag_store.index.fragments import commit_replace, fragments_from_json, write_fragments
-    from minirag_store.index.native import bound_native_memory
-    from minirag_store.index.schema import in_sources
+    from minirag_store.index.storage.fragments import (
+        commit_replace,
+        fragments_from_json,
+        write_fragments,
+    )
+    from minirag_store.index.storage.native import bound_native_memory
+    from minirag_store.index.storage.schema import in_sources
 
     bound_native_memory()  # as the store runs
     rng = np.random.default_rng(0)

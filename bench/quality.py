@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from minirag_store import Index
-from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document, DocumentWriter
 from minirag_store.ingest.workers import file_digest
 from minirag_testkit import model_env
 from minirag_testkit.answers import hit_sources
@@ -103,7 +103,7 @@ def side_costs(index: Index, docs: dict, sample: int = 1024) -> tuple[float, flo
     """CPU seconds of chunking all docs, and of keyword-normalising every chunk
     (extrapolated from ``sample`` chunks): the parts of ingest that are not embedding."""
     from minirag_chunker import chunk_markdown
-    from minirag_store.index.keyword_column import keyword_column
+    from minirag_store.index.storage.keyword_column import keyword_column
 
     start = time.process_time()
     for d in docs.values():

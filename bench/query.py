@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 from minirag_store import Index
-from minirag_store.index.schema import ROW_FIELDS, TABLE_NAME
+from minirag_store.index.storage.schema import ROW_FIELDS, TABLE_NAME
 from minirag_store.index.table import ChunkTable
 from minirag_testkit import model_env
 from results_io import provenance, write_json

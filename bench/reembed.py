@@ -4,7 +4,7 @@
 release: no ``locator`` column, so the first sync of current code re-reads every file. Code
 that embeds every chunk of a re-read file (``main`` before this change) pays the whole
 corpus's embedding again; code that keeps the stored vector of each chunk whose embedding
-input is unchanged (:mod:`minirag_store.index.embed_inputs`) embeds only what changed.
+input is unchanged (:mod:`minirag_store.index.embed.embed_inputs`) embeds only what changed.
 
 Each variant syncs its own copy of that index (the copy's ``source`` column rewritten to
 the copy's folder through LanceDB's ``update``; nothing else touched) in a fresh process
@@ -58,7 +58,7 @@ def _table(db: Path):
 def prepare(copy: Path, limit: int) -> int:
     """A copy of the old index and of the first ``limit`` files, its sources renamed to the
     copy's folder (rows of the other files removed); returns the chunks it holds."""
-    from minirag_store.index.schema import in_sources, sql_str
+    from minirag_store.index.storage.schema import in_sources, sql_str
 
     names = sorted(p.name for p in (SCIFACT / "docs").iterdir())[:limit]
     (copy / "docs").mkdir(parents=True)
@@ -79,7 +79,7 @@ def child(copy: Path) -> dict:
     """One sync of ``copy`` in this process, with whatever ``minirag_store`` it imports."""
     from minirag_store import Index
     from minirag_store.config import load_config
-    from minirag_store.index.embedding import Embedder
+    from minirag_store.index.embed.embedding import Embedder
 
     class Counting(Embedder):
         chunks = 0
@@ -130,7 +130,7 @@ def compare(before: Path, after: Path, queries: int) -> dict:
     import numpy as np
     from minirag_store import Index
     from minirag_store.config import load_config
-    from minirag_store.index.embedding import Embedder
+    from minirag_store.index.embed.embedding import Embedder
 
     a, b = vectors(before), vectors(after)
     same = sum(a[k] == b.get(k) for k in a)

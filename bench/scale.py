@@ -88,8 +88,8 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
     """Every row (all fields + vector + keyword entry and language) of a base index of
     real chunks, built once through the product's writer and kept in ``cache``."""
     from minirag_store import Index
-    from minirag_store.index.schema import ROW_FIELDS
-    from minirag_store.index.writer import Document, DocumentWriter
+    from minirag_store.index.storage.schema import ROW_FIELDS
+    from minirag_store.index.write.writer import Document, DocumentWriter
     from minirag_testkit import model_env
 
     db = cache / f"base-{per_corpus}" / "db"
@@ -113,7 +113,7 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
         index.close()
         print(f"base index: {len(docs)} documents in {time.perf_counter() - start:.0f} s")
     import lancedb
-    from minirag_store.index import keyword_column as kwcol
+    from minirag_store.index.storage import keyword_column as kwcol
 
     table = lancedb.connect(str(db)).open_table("chunks")
     rows = table.to_arrow().select([*ROW_FIELDS, "vector"]).to_pylist()
@@ -135,8 +135,8 @@ def write_table(
     (``writer.MAINTAIN_ROWS``), so the indexes end up in the segments a sync leaves."""
     import lancedb
     import pyarrow as pa
-    from minirag_store.index import keyword_column as kwcol
-    from minirag_store.index.schema import TABLE_NAME, chunk_id, schema
+    from minirag_store.index.storage import keyword_column as kwcol
+    from minirag_store.index.storage.schema import TABLE_NAME, chunk_id, schema
 
     rng = np.random.default_rng(11)
     base_vectors = np.asarray([r["vector"] for r in base], dtype=np.float32)
@@ -193,7 +193,7 @@ def _model_id() -> str:
 
 def build_indexes(db: Path, threshold: int, *, summarize: bool = True) -> float:
     """``ChunkTable.maintain()`` on the written table (every index); seconds."""
-    from minirag_store.index.ann import AnnSettings
+    from minirag_store.index.search.ann import AnnSettings
     from minirag_store.index.table import ChunkTable
 
     table = ChunkTable.open_existing(db, _model_id(), ann=AnnSettings(min_chunks=threshold))
@@ -322,7 +322,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from minirag_store.index.writer import MAINTAIN_ROWS
+    from minirag_store.index.write.writer import MAINTAIN_ROWS
 
     meta = provenance()  # load average before: other work on the machine skews every figure
     args.cache.mkdir(parents=True, exist_ok=True)

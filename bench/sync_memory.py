@@ -109,7 +109,8 @@ def _fake_embed(dim: int):
 
 def _watch(phases: Phases) -> None:
     """Make the sync's maintenance steps phases of their own (the rest is ``ingest``)."""
-    from minirag_store.index import ann, upkeep
+    from minirag_store.index.search import ann
+    from minirag_store.index.storage import upkeep
     from minirag_store.index.table import ChunkTable
 
     phases.wrap(ChunkTable, "maintain", "maintain (rest)")

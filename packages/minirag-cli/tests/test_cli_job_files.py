@@ -82,8 +82,8 @@ def test_human_ingest_output_is_one_line_of_counts(invoke, folder, tmp_path):
 def test_progress_sees_the_ingested_count_grow_before_the_job_ends(tmp_path, cli_env):
     """What the CLI's bar is fed: files reported as their rows are committed, while the
     rest of the batch is still being embedded (here: held after its first batch)."""
-    from minirag_store.index import writer as pipeline
-    from minirag_store.index.embedding import EMBED_BATCH
+    from minirag_store.index.embed.embedding import EMBED_BATCH
+    from minirag_store.index.write import writer as pipeline
 
     slow_batch_seconds = 0.6  # longer than COMMIT_SECONDS: the first batch is due a commit
 

@@ -10,7 +10,7 @@ from fastmcp import Client
 from mcp_testlib import structured
 from minirag_mcp.server import create_server
 from minirag_store import Index
-from minirag_store.index.embedding import Embedder
+from minirag_store.index.embed.embedding import Embedder
 from minirag_store.index.table import ChunkTable
 
 pytestmark = pytest.mark.anyio

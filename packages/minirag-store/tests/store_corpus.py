@@ -78,7 +78,7 @@ def fillers(count: int = 110) -> dict[str, str]:
 
 def write_corpus(index, root: Path, files: dict[str, str]) -> dict[str, int]:
     """Index ``files`` (relative path → markdown) under ``root`` via the real pipeline."""
-    from minirag_store.index.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document, DocumentWriter
 
     docs = []
     for rel, text in files.items():

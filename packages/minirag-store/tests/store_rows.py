@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from minirag_store.index.schema import parent_key
+from minirag_store.index.storage.schema import parent_key
 
 DIM = 8
 
@@ -54,7 +54,7 @@ def lance_table(db_path: Path):
     from datetime import timedelta
 
     import lancedb
-    from minirag_store.index.schema import TABLE_NAME
+    from minirag_store.index.storage.schema import TABLE_NAME
 
     db = lancedb.connect(str(db_path), read_consistency_interval=timedelta(0))
     return db.open_table(TABLE_NAME)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from minirag_store.index.ann import AnnSettings, due, trained_rows
+from minirag_store.index.search.ann import AnnSettings, due, trained_rows
 from minirag_store.index.table import ChunkTable
 from minirag_testkit.answers import expand
 from store_corpus import CORPUS, fillers, write_corpus
@@ -183,7 +183,7 @@ def test_a_build_killed_midway_leaves_a_searchable_index(tmp_path):
 
 _MAINTAIN = (
     "import sys, time; from pathlib import Path; from minirag_store.index.table import ChunkTable;"
-    "from minirag_store.index.ann import AnnSettings;"
+    "from minirag_store.index.search.ann import AnnSettings;"
     f"t = ChunkTable.open(Path(sys.argv[1]), 'm', {DIM}, ann=AnnSettings(min_chunks={LOW}));"
     "print('go', flush=True); t.maintain(); print('done', flush=True)"
 )

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from minirag_store import load_config
 from minirag_store.errors import ModelLoadError
-from minirag_store.index.embedding import Embedder
+from minirag_store.index.embed.embedding import Embedder
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_vectors_are_unit_and_keep_input_order(embedder):
 def test_a_batch_run_in_parts_embeds_as_one_run(embedder, monkeypatch):
     # Past ATTENTION_CELLS a batch runs in parts (bounded activation memory): the same
     # vectors, in the same order, as one run of the whole batch.
-    from minirag_store.index import onnx_encoder
+    from minirag_store.index.embed import onnx_encoder
 
     texts = [f"passage {i} " + "about invoices and payment runs " * (3 * i) for i in range(9)]
     monkeypatch.setattr(onnx_encoder, "ATTENTION_CELLS", 10**9)
@@ -122,7 +122,7 @@ def test_known_models_match_fastembeds_public_model_list():
     moves a model fails here, not on a user's first download. Releases in our range
     spell some repos in another case (the cache look-up finds either)."""
     from fastembed import TextEmbedding
-    from minirag_store.index.onnx_encoder import KNOWN_MODELS
+    from minirag_store.index.embed.onnx_encoder import KNOWN_MODELS
 
     listed = {m["model"].lower(): m for m in TextEmbedding.list_supported_models()}
     for name, known in KNOWN_MODELS.items():
@@ -136,7 +136,7 @@ def test_our_session_embeds_as_fastembed_does_for_every_known_model(model_dir, t
     """Same files, same tokenizer set-up and pooling: fastembed's vectors within float
     noise, for mean-pooled and CLS-pooled models alike (the offline weights stand in)."""
     from fastembed import TextEmbedding
-    from minirag_store.index.onnx_encoder import KNOWN_MODELS
+    from minirag_store.index.embed.onnx_encoder import KNOWN_MODELS
 
     for k, (name, known) in enumerate(KNOWN_MODELS.items()):
         folder = _model_folder(model_dir, tmp_path / str(k), known.model_file)
@@ -171,7 +171,7 @@ def test_loads_without_fastembed_from_model_path_or_the_hub_cache(model_dir, tmp
         "import json, sys\n"
         "sys.modules['fastembed'] = None  # any import of it now fails\n"
         "from minirag_store import load_config\n"
-        "from minirag_store.index.embedding import Embedder\n"
+        "from minirag_store.index.embed.embedding import Embedder\n"
         "for env in json.loads(sys.argv[1]):\n"
         "    e = Embedder.from_config(load_config(env))\n"
         "    print(e.embed_query('invoices').shape[0], e.count_tokens('hello world'))\n"
@@ -219,7 +219,7 @@ def test_a_model_we_have_no_session_for_runs_through_fastembed_with_one_warning(
     custom_model, embedder, model_dir, tmp_path, caplog
 ):
     env = {"MODEL_NAME": custom_model, "MODEL_PATH": str(model_dir), "BASE_DIR": str(tmp_path)}
-    with caplog.at_level("WARNING", logger="minirag_store.index.embedding"):
+    with caplog.at_level("WARNING", logger="minirag_store.index.embed.embedding"):
         fallback = Embedder.from_config(load_config(env))
     warned = [r for r in caplog.records if "no ONNX session of its own" in r.getMessage()]
     assert len(warned) == 1 and custom_model in warned[0].getMessage()

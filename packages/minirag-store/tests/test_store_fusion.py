@@ -9,7 +9,7 @@ import statistics
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from minirag_store.index.fusion import (
+from minirag_store.index.search.fusion import (
     KEYWORD_TEMPERATURE,
     VECTOR_TEMPERATURE,
     apply_filters,

@@ -3,8 +3,8 @@ above look-alike identifiers and above short notes that merely repeat its parts 
 chunker, model and LanceDB).
 
 Two mechanisms: the keyword query weighs the whole identifier as much as all its parts
-together (:func:`minirag_store.index.keywords.normalize_query`), so keyword order alone is right
-for every fusion; and the default ``mixture`` fusion lets a clear keyword winner through
+together (:func:`minirag_store.index.text.keywords.normalize_query`), so keyword order alone is
+right for every fusion; and the default ``mixture`` fusion lets a clear keyword winner through
 the vector side, which sees an identifier only as its parts and so ranks a note that
 repeats them first. Below the default w = 0.6 that vector preference still wins for the notes that
 are the query's parts verbatim (``req 2041 req 2041 …``): any weighted fusion that keeps

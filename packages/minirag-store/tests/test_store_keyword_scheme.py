@@ -4,8 +4,8 @@ rebuilds the keyword entries in place from the stored rows (real model, real Lan
 from __future__ import annotations
 
 import pytest
-from minirag_store.index import keyword_column, summary
-from minirag_store.index.keywords import tokens
+from minirag_store.index.storage import keyword_column, summary
+from minirag_store.index.text.keywords import tokens
 
 PHRASE = "системы учёта складских запасов"
 FILES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from minirag_store.index.keywords import (
+from minirag_store.index.text.keywords import (
     EXACT_WEIGHT,
     PART_WEIGHT,
     SINGLE_SEARCH_TOKENS,

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from minirag_store.index.ann import AnnSettings, trained_rows
+from minirag_store.index.search.ann import AnnSettings, trained_rows
+from minirag_store.index.storage.upkeep import compact
 from minirag_store.index.table import ChunkTable
-from minirag_store.index.upkeep import compact
 from store_rows import DIM, chunk_rows, lance_table
 
 LOW = 256
@@ -28,7 +28,7 @@ ATTEMPTS = 6
 
 _MAINTAIN = (
     "import sys; from pathlib import Path; from minirag_store.index.table import ChunkTable;"
-    "from minirag_store.index.ann import AnnSettings;"
+    "from minirag_store.index.search.ann import AnnSettings;"
     f"t = ChunkTable.open(Path(sys.argv[1]), 'm', {DIM}, ann=AnnSettings(min_chunks={LOW}));"
     "print('go', flush=True); t.maintain(); print('done', flush=True)"
 )
@@ -143,7 +143,7 @@ def test_an_ann_build_killed_midway_is_finished_by_the_next_maintenance(tmp_path
 #: with, and a line on stdout once the rebuild begins (every index's merge is done then),
 #: so the kill lands in the rebuild, not before it.
 _REBUILD = (
-    "import sys; from pathlib import Path; from minirag_store.index import upkeep;"
+    "import sys; from pathlib import Path; from minirag_store.index.storage import upkeep;"
     "from minirag_store.index.table import ChunkTable;"
     "upkeep.SEGMENT_ROWS, upkeep.SMALL_SEGMENT_ROWS = 1000, 100;"
     "config = upkeep._keyword_config;"
@@ -160,7 +160,7 @@ def _keyword_segments(db: Path) -> list[int]:
 
 
 def test_a_keyword_rebuild_killed_midway_is_finished_by_the_next_maintenance(tmp_path, monkeypatch):
-    from minirag_store.index import upkeep
+    from minirag_store.index.storage import upkeep
 
     monkeypatch.setattr(upkeep, "SEGMENT_ROWS", 1000)
     monkeypatch.setattr(upkeep, "SMALL_SEGMENT_ROWS", 100)

@@ -7,9 +7,9 @@ import threading
 import time
 from pathlib import Path
 
-from minirag_store.index import writer as pipeline
-from minirag_store.index.embedding import EMBED_BATCH
-from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.index.embed.embedding import EMBED_BATCH
+from minirag_store.index.write import writer as pipeline
+from minirag_store.index.write.writer import Document, DocumentWriter
 
 
 def _doc(root: Path, i: int) -> Document:

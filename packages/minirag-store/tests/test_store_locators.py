@@ -181,7 +181,7 @@ def test_an_index_from_before_locators_is_searched_then_brought_up_to_date_by_sy
     """An index written before the locator column: queries work (no locator yet),
     read_file with a page says to sync, and one plain sync re-reads its files once."""
     from minirag_store import Index
-    from minirag_store.index import summary
+    from minirag_store.index.storage import summary
     from store_rows import lance_table
 
     root = tmp_path / "docs"
@@ -229,7 +229,7 @@ def test_rows_stay_right_where_a_long_table_repeats_its_header():
 
     from minirag_chunker import chunk_markdown
     from minirag_store.convert.marks import table_marks
-    from minirag_store.index.locate import locate
+    from minirag_store.index.write.locate import locate
 
     rows = [f"| row-{n} | {'word ' * 6}|" for n in range(2, 400)]
     markdown = "## Ledger\n| Name | Words |\n| --- | --- |\n" + "\n".join(rows)

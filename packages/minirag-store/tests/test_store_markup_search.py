@@ -208,7 +208,7 @@ def test_an_index_of_the_older_scheme_is_brought_up_to_date(make_index, docs_roo
     place, and status keeps asking for it to be re-ingested until it is."""
     import lancedb
     import minirag_chunker
-    from minirag_store.index import keyword_column, summary
+    from minirag_store.index.storage import keyword_column, summary
 
     page = f'# Engines\n\nBuilt by [Babbage]({_WIKI}Charles_Babbage "Charles Babbage").\n'
     (docs_root / "engines.md").write_text(page, encoding="utf-8")

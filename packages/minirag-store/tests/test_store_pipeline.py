@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document, DocumentWriter
 from minirag_testkit.answers import expand
 from store_rows import lance_table
 

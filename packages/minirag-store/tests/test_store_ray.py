@@ -67,7 +67,7 @@ def _rows(index: Index) -> dict[str, list[dict]]:
 
 def _vectors(index: Index, source: str) -> np.ndarray:
     tbl = index.table()._tbl  # the stored float16 vectors, through LanceDB's public search
-    from minirag_store.index.schema import sql_str
+    from minirag_store.index.storage.schema import sql_str
 
     rows = tbl.search().where(f"source = {sql_str(source)}").select(["chunk_index", "vector"])
     table = rows.limit(10_000).to_arrow().to_pylist()

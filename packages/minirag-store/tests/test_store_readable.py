@@ -6,8 +6,8 @@ import itertools
 
 from hypothesis import given
 from hypothesis import strategies as st
-from minirag_store.index.keyword_column import keyword_column
-from minirag_store.index.readable import readable, readable_pieces
+from minirag_store.index.storage.keyword_column import keyword_column
+from minirag_store.index.text.readable import readable, readable_pieces
 
 
 def test_inline_links_keep_their_text_and_lose_target_and_title():

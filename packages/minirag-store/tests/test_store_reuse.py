@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from minirag_store.index.embedding import Embedder
+from minirag_store.index.embed.embedding import Embedder
 from minirag_testkit.answers import expand
 
 SECTIONS = {
@@ -102,7 +102,7 @@ def synced(tmp_path, model_env, embedder):
 def test_an_index_from_before_locators_is_brought_up_to_date_without_embedding(
     synced, tmp_path, model_env, embedder
 ):
-    from minirag_store.index import summary
+    from minirag_store.index.storage import summary
     from store_rows import lance_table
 
     index, _ = synced
@@ -135,8 +135,8 @@ def test_rows_from_before_readable_text_was_embedded_are_embedded_again(
     synced, tmp_path, model_env, embedder
 ):
     """Rows cut by a scheme older than EMBED_INPUT_SCHEME embedded other text: never kept."""
-    from minirag_store.index import summary
-    from minirag_store.index.embed_inputs import EMBED_INPUT_SCHEME
+    from minirag_store.index.embed.embed_inputs import EMBED_INPUT_SCHEME
+    from minirag_store.index.storage import summary
     from store_rows import lance_table
 
     index, _ = synced
@@ -217,8 +217,8 @@ def test_a_pdf_cut_before_reflow_is_read_again_in_one_sync_that_keeps_other_vect
     import textwrap
 
     import minirag_chunker
-    from minirag_store.index import summary
-    from minirag_store.index.writer import Document, DocumentWriter
+    from minirag_store.index.storage import summary
+    from minirag_store.index.write.writer import Document, DocumentWriter
     from minirag_store.ingest.workers import file_digest
     from minirag_testkit.prose import Article, prose_pdf
     from store_rows import lance_table

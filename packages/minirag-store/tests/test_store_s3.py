@@ -518,7 +518,7 @@ def test_watch_on_an_object_store_index_polls_and_status_says_so(remote) -> None
 
 def test_a_creation_marker_left_by_a_dead_process_is_taken_over(s3: S3) -> None:
     import obstore
-    from minirag_store.index import creation
+    from minirag_store.index.storage import creation
 
     uri = s3.uri("create")
     options = json.loads(s3.storage_options())

@@ -142,7 +142,7 @@ def test_a_reader_sees_another_writers_commit_within_the_freshness_interval(make
     Index (or process) writing shows up in this one's searches after that, not never."""
     import time
 
-    from minirag_store.index import searcher as searcher_module
+    from minirag_store.index.search import searcher as searcher_module
 
     writer = make_index()
     writer.ingest_data("Lunch is served at noon in the atrium.", "notes/lunch", "text")

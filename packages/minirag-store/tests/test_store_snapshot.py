@@ -6,7 +6,7 @@ which reads the latest version with its hits (a vector-only read within 0.25 s).
 from __future__ import annotations
 
 import numpy as np
-from minirag_store.index.schema import parent_key
+from minirag_store.index.storage.schema import parent_key
 from minirag_store.index.table import ChunkTable
 from store_rows import DIM, chunk_rows
 
@@ -58,7 +58,7 @@ def test_another_writers_commit_is_seen_at_once(tmp_path):
 def test_after_another_writers_commit_a_query_loads_the_snapshot_once(tmp_path, monkeypatch):
     """The keyword side reads the new version with its hits; the vector side and the
     parent look-up must reuse that snapshot, not reload under the cached older version."""
-    import minirag_store.index.searcher as searcher_module
+    import minirag_store.index.search.searcher as searcher_module
 
     reader = ChunkTable.open(tmp_path / "db", "m", DIM)
     writer = ChunkTable.open(tmp_path / "db", "m", DIM)
@@ -84,7 +84,7 @@ def test_a_large_matrix_scored_on_threads_gets_every_rows_own_score():
     """Past PARALLEL_ROWS a core the cosines run in slices on threads: each row's score is
     the very one it gets scored alone or among a few rows (the ANN path scores its
     candidates that way, and both paths must give a chunk the same distance)."""
-    from minirag_store.index import vectors
+    from minirag_store.index.search import vectors
 
     rows = 2 * vectors.PARALLEL_ROWS + 7
     rng = np.random.default_rng(5)

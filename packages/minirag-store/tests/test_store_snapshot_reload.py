@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from minirag_store.index.search.vectors import load_snapshot
 from minirag_store.index.table import ChunkTable
-from minirag_store.index.vectors import load_snapshot
 from store_rows import DIM, chunk_rows, lance_table
 
 

@@ -30,7 +30,7 @@ def test_fresh_index_reports_config_and_zero_counts(make_index):
 def _older_scheme_row(index, source: str, source_type: str) -> tuple[dict, np.ndarray]:
     """One chunk of ``source`` as the previous chunking scheme would have left it: for an
     indexed file, with the file's own hash, size and mtime (so only the scheme is old)."""
-    from minirag_store.index.schema import parent_key
+    from minirag_store.index.storage.schema import parent_key
 
     meta = index.table().source_meta().get(source)
     row = {

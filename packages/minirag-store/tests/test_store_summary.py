@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from minirag_store.index import summary
+from minirag_store.index.storage import summary
 from minirag_testkit.answers import expand
 
 #: Runs in a fresh interpreter where importing LanceDB or onnxruntime fails: what it

@@ -107,7 +107,7 @@ def test_older_chunking_scheme_is_reingested(
 def test_older_keyword_scheme_is_rebuilt_by_a_sync_without_changes(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from minirag_store.index import keyword_column
+    from minirag_store.index.storage import keyword_column
 
     _write(docs_root / "owls.md", "# Owls\n\nBarn owls hunt voles at night.")
     index.sync()
@@ -222,7 +222,7 @@ def test_indexed_image_without_ocr_is_kept_and_counted_unreadable(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import minirag_store.ingest.scan as scan_module
-    from minirag_store.index.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document, DocumentWriter
 
     monkeypatch.setattr(scan_module, "ocr_available", lambda: False)
     image = docs_root / "receipt.png"

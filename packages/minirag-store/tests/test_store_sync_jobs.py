@@ -24,7 +24,7 @@ FILES = 40  # several writer buffers (shrunk to 8 documents below), and enough t
 
 @pytest.fixture(autouse=True)
 def _small_buffers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from minirag_store.index import writer as pipeline
+    from minirag_store.index.write import writer as pipeline
 
     monkeypatch.setattr(pipeline, "FLUSH_DOCS", 8)
 

@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 from minirag_store.errors import IndexMismatchError
-from minirag_store.index.schema import scope_filter
+from minirag_store.index.storage.schema import scope_filter
 from minirag_store.index.table import ChunkTable
 from store_rows import DIM, chunk_rows, lance_table
 
@@ -223,7 +223,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
     entry only its own chunk) is brought up to date by maintain(), without re-embedding:
     afterwards a neighbour's word finds the chunk, and nothing is stale any more."""
     import pyarrow as pa
-    from minirag_store.index.keywords import normalize
+    from minirag_store.index.text.keywords import normalize
 
     table = ChunkTable.open(tmp_path / "db", "test-model", DIM)
     put(table, "/d/a.md", ["walrus colony", "ice floe census", "unrelated"])
@@ -253,7 +253,7 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
 def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
     """Our async keyword search (its own event loop, LanceDB's public async API) returns
     the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike."""
-    from minirag_store.index.keywords import normalize_query
+    from minirag_store.index.text.keywords import normalize_query
 
     put(table, "/d/a/1.md", ["invoice payment run", "the payment terms", "walrus census"])
     put(table, "/d/a/2.md", ["late invoice reminders", "invoice invoice dispute"])
@@ -278,10 +278,10 @@ def test_a_long_query_split_in_two_searches_scores_as_the_one_search(table):
     """Past six words a query runs as words, then pairs among their hits (keywords.py):
     the same hits with the same BM25 scores as LanceDB's one search of every repeated
     term, an identifier's weights (whole and parts) and a phrase's pairs included."""
-    from minirag_store.index.aio import AsyncTable
-    from minirag_store.index.fts import KeywordSearcher
-    from minirag_store.index.keywords import keyword_query, normalize_query
-    from minirag_store.index.schema import TABLE_NAME
+    from minirag_store.index.search.aio import AsyncTable
+    from minirag_store.index.search.fts import KeywordSearcher
+    from minirag_store.index.storage.schema import TABLE_NAME
+    from minirag_store.index.text.keywords import keyword_query, normalize_query
 
     put(table, "/d/a.md", ["the late invoice reminder was sent after the payment run", "x"])
     put(table, "/d/b.md", ["payment reminder for a late invoice", "ERR_SOCKET_CLOSED on retry"])
@@ -340,7 +340,7 @@ def test_writers_starting_together_on_a_new_index_lose_no_row(tmp_path):
 def test_an_index_made_before_the_primary_key_gets_it_and_keeps_its_rows(tmp_path):
     import lancedb
     import pyarrow as pa
-    from minirag_store.index.schema import TABLE_NAME, has_primary_key, schema
+    from minirag_store.index.storage.schema import TABLE_NAME, has_primary_key, schema
 
     current = ChunkTable.open(tmp_path / "now", "test-model", DIM)
     put(current, "/d/a.md", ["alpha one", "alpha two", "alpha three"])

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from minirag_store.index import upkeep
-from minirag_store.index import writer as writer_module
-from minirag_store.index.ann import INDEX_PREFIX, AnnSettings
+from minirag_store.index.search.ann import INDEX_PREFIX, AnnSettings
+from minirag_store.index.storage import upkeep
+from minirag_store.index.storage.upkeep import segments_to_merge
 from minirag_store.index.table import ChunkTable
-from minirag_store.index.upkeep import segments_to_merge
-from minirag_store.index.writer import Document, DocumentWriter
+from minirag_store.index.write import writer as writer_module
+from minirag_store.index.write.writer import Document, DocumentWriter
 from minirag_testkit.answers import expand
 from store_rows import DIM, chunk_rows, lance_table
 

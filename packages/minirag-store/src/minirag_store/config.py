@@ -52,7 +52,7 @@ DEFAULT_MAX_RESPONSE_TOKENS = 6000
 #: Below this an answer could not hold one hit's fields, a cut passage and the notice.
 MIN_MAX_RESPONSE_TOKENS = 1000
 #: RAG_ANN_MIN_CHUNKS: from this many chunks on, vector search goes through LanceDB's IVF
-#: index instead of the exact in-memory snapshot (index/ann.py; bench/scale.py measures
+#: index instead of the exact in-memory snapshot (index/search/ann.py; bench/scale.py measures
 #: both paths). The exact path holds ~2 KB of memory per chunk and scans every vector.
 DEFAULT_ANN_MIN_CHUNKS = 200_000
 #: Below this an IVF index has too few rows per partition to be worth training.

@@ -142,7 +142,7 @@ def _not_indexed(source: str) -> NotFoundError:
 
 def _indexed(index: Index, source: str) -> dict[str, Any]:
     """The index's record of the file (its hash, size and mtime when indexed)."""
-    from minirag_store.index.schema import sql_str
+    from minirag_store.index.storage.schema import sql_str
 
     rows = index.table().select(
         f"source = {sql_str(source)}", ["source_type", "file_hash", "size", "mtime"]

@@ -79,7 +79,7 @@ class SearchHit(TypedDict):
     parent: NotRequired[int]
     # the passage that matched, as markdown (links keep their targets), without its
     # heading breadcrumb (that is ``locator.headingPath``); its readable text (link text
-    # only, see minirag_store.index.readable) is what was embedded and keyword-indexed
+    # only, see minirag_store.index.text.readable) is what was embedded and keyword-indexed
     text: str
 
 

@@ -19,14 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import OFFSET, TOP_K, check_offset, check_top_k
 from minirag_store.errors import InvalidArgumentError
-from minirag_store.index.fusion import Fused, apply_filters, mixture_fuse, rrf_fuse, score_fuse
-from minirag_store.index.schema import scope_filter
+from minirag_store.index.search.fusion import (
+    Fused,
+    apply_filters,
+    mixture_fuse,
+    rrf_fuse,
+    score_fuse,
+)
+from minirag_store.index.storage.schema import scope_filter
 from minirag_store.locators import add_places, decode
 from minirag_store.paths import display_path, normalize_scopes, root_of, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
-    from minirag_store.index.searcher import VectorPass
+    from minirag_store.index.search.searcher import VectorPass
     from minirag_store.index.table import ChunkTable
     from minirag_store.service import Index
 

@@ -23,8 +23,8 @@ from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.loading import MODEL, existing_table, new_table, preload
-from minirag_store.index.schema import check_dims
-from minirag_store.index.storage import store_errors_on
+from minirag_store.index.storage.schema import check_dims
+from minirag_store.index.storage.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
@@ -42,7 +42,7 @@ from minirag_store.results import (
 )
 
 if TYPE_CHECKING:
-    from minirag_store.index.embedding import Embedder
+    from minirag_store.index.embed.embedding import Embedder
     from minirag_store.index.table import ChunkTable
     from minirag_store.ingest.sync import SyncManager
     from minirag_store.ingest.watch import OnBatch
@@ -97,7 +97,7 @@ class Index:
         self._counter_obj: Callable[[str], int] | None = None  # the tokenizer alone
         self._bytes_warned = False  # token_counter fell back to UTF-8 bytes (said once)
         self._table_obj = table
-        self._resident = resident  # False: search holds no snapshot (index/ann.py)
+        self._resident = resident  # False: search holds no snapshot (index/search/ann.py)
         self._sync_obj: SyncManager | None = None
         self._small_writes = 0  # since the last maintenance pass
 
@@ -153,7 +153,7 @@ class Index:
         config = self.config
         with self._model_lock:
             if self._embedder_obj is None:
-                from minirag_store.index.embedding import Embedder
+                from minirag_store.index.embed.embedding import Embedder
 
                 preload(MODEL)  # never while another thread imports (index/loading.py)
                 embedder = Embedder.from_config(config, counter=self._counter_obj)
@@ -177,7 +177,7 @@ class Index:
                 return self._embedder_obj.count_tokens
             if self._counter_obj is not None:
                 return self._counter_obj
-        from minirag_store.index.embedding import tokenizer_counter
+        from minirag_store.index.embed.embedding import tokenizer_counter
 
         counter = tokenizer_counter(config)
         with self._lock:

@@ -2,7 +2,7 @@
 
 A broken configuration gives ``{version, configError}``. A broken or foreign index gives
 the configuration plus ``indexError``. Status reads the index summary
-(:mod:`minirag_store.index.summary`) when it is current, without importing LanceDB, else the
+(:mod:`minirag_store.index.storage.summary`) when it is current, without importing LanceDB, else the
 table; it never loads the embedding model (opening ONNX costs seconds) and never creates
 an index that is absent.
 """
@@ -15,7 +15,7 @@ from minirag_store.results import StatusResult
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
-    from minirag_store.index.summary import IndexSummary
+    from minirag_store.index.storage.summary import IndexSummary
     from minirag_store.service import Index
 
 __all__ = ["STATUS_FIELDS", "build_status"]
@@ -103,7 +103,7 @@ def _index_fields(config: Config) -> StatusResult:
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         if config.db_remote is not None:  # the store's own text is long and may echo secrets
-            from minirag_store.index.storage import unavailable
+            from minirag_store.index.storage.storage import unavailable
 
             return {"indexError": str(unavailable(config, e, "read"))}
         return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
@@ -126,9 +126,9 @@ def _summary(config: Config) -> IndexSummary | None:
     """The index summary, from its file when current (LanceDB is then not even imported),
     else from the table (always on object storage: no local file there is current);
     None when there is no index, or a local one without its table yet (no import either)."""
-    from minirag_store.index import summary
-    from minirag_store.index.schema import TABLE_NAME
-    from minirag_store.index.storage import table_absent
+    from minirag_store.index.storage import summary
+    from minirag_store.index.storage.schema import TABLE_NAME
+    from minirag_store.index.storage.storage import table_absent
 
     if config.db_path is not None:
         current = summary.load(config.db_path)
@@ -199,7 +199,7 @@ def _locator_warning(current: IndexSummary, warning: str | None) -> str | None:
 
 def _keyword_warning(current: IndexSummary, warning: str | None) -> str | None:
     """``warning``, plus a note while keyword entries of an older keyword scheme remain."""
-    from minirag_store.index.keyword_column import KEYWORDS_VERSION
+    from minirag_store.index.storage.keyword_column import KEYWORDS_VERSION
 
     if not current.keywords_stale(KEYWORDS_VERSION):
         return warning

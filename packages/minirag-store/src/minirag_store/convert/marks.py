@@ -2,7 +2,7 @@
 
 A converter returns its markdown with *marks*: ``(offset, place)`` pairs in document
 order, each saying "from this character on, the text is on this page / slide / sheet
-row / chapter". The writer (:mod:`minirag_store.index.locate`) gives each chunk the places
+row / chapter". The writer (:mod:`minirag_store.index.write.locate`) gives each chunk the places
 its body covers. Marks are data beside the markdown, never text in it: nothing a reader
 sees or a vector is made from changes.
 

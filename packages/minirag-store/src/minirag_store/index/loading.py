@@ -19,11 +19,11 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from minirag_store.index.native import import_lancedb
+from minirag_store.index.storage.native import import_lancedb
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
-    from minirag_store.index.embedding import Embedder
+    from minirag_store.index.embed.embedding import Embedder
     from minirag_store.index.table import ChunkTable
 
 __all__ = ["MODEL", "TABLE", "existing_table", "new_table", "preload"]
@@ -66,7 +66,7 @@ def preload(modules: Sequence[str]) -> None:
 def existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None
     (``resident``: see ``AnnSettings``)."""
-    from minirag_store.index.ann import settings_for
+    from minirag_store.index.search.ann import settings_for
     from minirag_store.index.table import ChunkTable
 
     preload(TABLE)  # never while another thread imports
@@ -76,7 +76,7 @@ def existing_table(config: Config, resident: bool) -> ChunkTable | None:
 
 def new_table(config: Config, embedder: Embedder, resident: bool) -> ChunkTable:
     """The index's table, created for ``embedder``'s model when there is none yet."""
-    from minirag_store.index.ann import settings_for
+    from minirag_store.index.search.ann import settings_for
     from minirag_store.index.table import ChunkTable
 
     ann = settings_for(config, resident=resident)

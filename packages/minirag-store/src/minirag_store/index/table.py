@@ -3,25 +3,25 @@
 Design notes:
 
 * Vectors are stored as **float16** (768 B per 384-dim chunk instead of 1.5 KB). Search
-  runs in float32 over renormalised rows (:mod:`minirag_store.index.vectors`); the rounding moves
-  a cosine similarity by at most ~4e-5 (measured on 5,000 random unit vectors), far
+  runs in float32 over renormalised rows (:mod:`minirag_store.index.search.vectors`); the rounding
+  moves a cosine similarity by at most ~4e-5 (measured on 5,000 random unit vectors), far
   below the gaps that order real hits.
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
 * A source is replaced in **one commit** — ``merge_insert`` on ``id`` with
   ``when_not_matched_by_source_delete`` restricted to the replaced sources, or an append
-  when they have no rows yet (:mod:`minirag_store.index.commits`) — so a reader sees the
+  when they have no rows yet (:mod:`minirag_store.index.storage.commits`) — so a reader sees the
   old chunks or the new ones, never a mix and never none, and a crash mid-write leaves
   the previous version (Lance commits are atomic manifest swaps).
-* The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.keywords`);
+* The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.text.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
 * ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
   per-section and per-id look-ups (neighbours, read, delete, counts of one source, the
   merge on ``id``) never scan the whole table.
-* Search (:mod:`minirag_store.index.searcher`) reads from an in-memory snapshot of the
+* Search (:mod:`minirag_store.index.search.searcher`) reads from an in-memory snapshot of the
   latest version, reloaded once per commit, or past ``RAG_ANN_MIN_CHUNKS`` through the
-  IVF index that :meth:`maintain` builds (:mod:`minirag_store.index.ann`).
+  IVF index that :meth:`maintain` builds (:mod:`minirag_store.index.search.ann`).
 """
 
 from __future__ import annotations
@@ -32,20 +32,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index import ann as ann_index
-from minirag_store.index import commits, summary, upkeep
-from minirag_store.index import keyword_column as kwcol
-from minirag_store.index.aio import AsyncTable
-from minirag_store.index.ann import AnnSettings
-from minirag_store.index.fragments import (
+from minirag_store.index.search import ann as ann_index
+from minirag_store.index.search.aio import AsyncTable
+from minirag_store.index.search.ann import AnnSettings
+from minirag_store.index.search.searcher import Searcher, VectorPass
+from minirag_store.index.search.vectors import VectorSnapshot, hit_columns
+from minirag_store.index.storage import commits, summary, upkeep
+from minirag_store.index.storage import keyword_column as kwcol
+from minirag_store.index.storage.fragments import (
     arrow_rows,
     commit_replace,
     fragments_from_json,
     write_fragments,
 )
-from minirag_store.index.native import release_free_memory
-from minirag_store.index.rwlock import ReadWriteLock
-from minirag_store.index.schema import (
+from minirag_store.index.storage.native import release_free_memory
+from minirag_store.index.storage.rwlock import ReadWriteLock
+from minirag_store.index.storage.schema import (
     ALL_ROWS,
     TABLE_NAME,
     check_model,
@@ -57,10 +59,8 @@ from minirag_store.index.schema import (
     sql_str,
     stored_model,
 )
-from minirag_store.index.searcher import Searcher, VectorPass
-from minirag_store.index.storage import Location, Options, local_folder, open_lance_table
-from minirag_store.index.summary import IndexSummary, SourceMeta
-from minirag_store.index.vectors import VectorSnapshot, hit_columns
+from minirag_store.index.storage.storage import Location, Options, local_folder, open_lance_table
+from minirag_store.index.storage.summary import IndexSummary, SourceMeta
 
 Ann = AnnSettings | None
 
@@ -165,12 +165,12 @@ class ChunkTable:
         current index summary is left behind. Call once per ingest batch or sync, never
         per file. Compaction runs while queries go on (they read their own version's
         files, which it keeps); only the final removal of old versions holds the
-        exclusive lock, briefly, so no in-process query reads a file being deleted
-        (another process's may: see :func:`~minirag_store.index.upkeep.drop_old_versions`).
-        Past ``RAG_ANN_MIN_CHUNKS`` it also (re)trains the vector index when due
-        (:func:`~minirag_store.index.ann.due`). ``summarize`` False (a long write's
-        maintenance before its last): no summary, which reads every row's metadata, and
-        no rebuild of the keyword index (:data:`~minirag_store.index.upkeep.KEYWORD_SEGMENTS`).
+        exclusive lock, briefly, so no in-process query reads a file being deleted (another
+        process's may: see :func:`~minirag_store.index.storage.upkeep.drop_old_versions`). Past
+        ``RAG_ANN_MIN_CHUNKS`` it also (re)trains the vector index when due
+        (:func:`~minirag_store.index.search.ann.due`). ``summarize`` False (a long write's
+        maintenance before its last): no summary, which reads every row's metadata, and no rebuild
+        of the keyword index (:data:`~minirag_store.index.storage.upkeep.KEYWORD_SEGMENTS`).
         """
         self._ensure_indexes()
 
@@ -197,8 +197,8 @@ class ChunkTable:
     # ------------------------------------------------------------------- writes
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """The write lock; a write also drops the cached latest version, and removes the
-        index summary before and after it commits (see :mod:`minirag_store.index.summary`)."""
+        """The write lock; a write also drops the cached latest version, and removes the index
+        summary before and after it commits (see :mod:`minirag_store.index.storage.summary`)."""
         with self._write:
             summary.invalidate(self._local)
             try:
@@ -295,7 +295,7 @@ class ChunkTable:
     def summary(self) -> IndexSummary:
         """Per-source metadata and counts of the latest version: from the summary file
         when it describes that version, else read from the table (no vector or text)
-        and written for the next process (see :mod:`minirag_store.index.summary`)."""
+        and written for the next process (see :mod:`minirag_store.index.storage.summary`)."""
         version = self._fresh_version()
         held = self._summary
         if held is not None and held.version == version:
@@ -380,7 +380,7 @@ class ChunkTable:
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """Nearest chunks by cosine distance, best first: ``id``, ``source``,
-        ``parent_id``, ``_distance`` (see :mod:`minirag_store.index.searcher`)."""
+        ``parent_id``, ``_distance`` (see :mod:`minirag_store.index.search.searcher`)."""
         return self._search.vector_pass(vector, limit, scopes).rows
 
     def vector_pass(

@@ -122,7 +122,7 @@ def _pipeline(ray: Any, config: Config, tasks: list[ParseTask], target: Any, wor
 
 def _outcomes(stream: Iterator[dict[str, Any]]) -> Iterator[tuple[list[Any], list[dict]]]:
     """Each output row as (fragment metadata, per-file outcomes)."""
-    from minirag_store.index.fragments import fragments_from_json
+    from minirag_store.index.storage.fragments import fragments_from_json
 
     for row in stream:
         yield fragments_from_json(row["fragments"]), json.loads(row["outcomes"])
@@ -171,7 +171,7 @@ def sync_on_ray(
 
 
 def _commit_seconds() -> float:
-    from minirag_store.index.writer import COMMIT_SECONDS
+    from minirag_store.index.write.writer import COMMIT_SECONDS
 
     return COMMIT_SECONDS
 

@@ -1,6 +1,6 @@
 """Ingestion entry points: one file, many paths, caller-held data, and URLs.
 
-Everything ends in :class:`minirag_store.index.writer.DocumentWriter`, which chunks, embeds
+Everything ends in :class:`minirag_store.index.write.writer.DocumentWriter`, which chunks, embeds
 in batches across documents and replaces each source atomically. Many files go through
 :func:`write_parsed`, the engine sync shares: worker processes parse
 (:mod:`minirag_store.ingest.workers`) while this process embeds, and the writer's
@@ -31,7 +31,7 @@ from minirag_store.results import IngestResult, JobStatus, SourceType
 
 if TYPE_CHECKING:
     from minirag_store.convert.engine import Converted
-    from minirag_store.index.writer import Document
+    from minirag_store.index.write.writer import Document
     from minirag_store.ingest.urlfetch import Fetched
     from minirag_store.results import ProgressCallback
     from minirag_store.service import Index
@@ -74,7 +74,7 @@ def report_progress(
 
 def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
     """What the writer takes of a parsed file (the local and the Ray sync alike)."""
-    from minirag_store.index.writer import Document
+    from minirag_store.index.write.writer import Document
 
     return Document(
         source=parsed.source,
@@ -108,7 +108,7 @@ def write_parsed(
     what it already holds, so each file ends fully written or untouched. ``finish()``
     runs once at the end, even after a failure.
     """
-    from minirag_store.index.writer import DocumentWriter
+    from minirag_store.index.write.writer import DocumentWriter
 
     writer = DocumentWriter(index)
     outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
@@ -169,7 +169,7 @@ def _drain(
 
 def idle_seconds() -> float:
     """How long the parse stream may stay silent before the writer gets a chance to commit."""
-    from minirag_store.index.writer import COMMIT_SECONDS
+    from minirag_store.index.write.writer import COMMIT_SECONDS
 
     return COMMIT_SECONDS
 
@@ -202,7 +202,7 @@ def ingest_file(index: Index, path: str) -> IngestResult:
 
 
 def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
-    from minirag_store.index.writer import DocumentWriter
+    from minirag_store.index.write.writer import DocumentWriter
 
     written = list(DocumentWriter(index).write([doc]))
     index.after_small_write()  # maintenance is batched across single writes

@@ -6,8 +6,8 @@ exactly what a local one does:
 * :func:`parse_batch` (stateless tasks): :func:`~minirag_store.ingest.workers.parse_one`
   per file: hash (identical bytes come back ``unchanged``), convert.
 * :class:`EmbedWriter` (an actor pool: the model is loaded once per actor):
-  :func:`~minirag_store.index.writer.document_rows` chunks each document,
-  :func:`~minirag_store.index.fragments.arrow_rows` builds the rows, and the batch's
+  :func:`~minirag_store.index.write.writer.document_rows` chunks each document,
+  :func:`~minirag_store.index.storage.fragments.arrow_rows` builds the rows, and the batch's
   rows are written as uncommitted Lance fragments straight into the index's folder or
   bucket. What goes back to the driver is small: the fragments' metadata and one
   outcome per file. Nothing is visible until the driver commits.
@@ -75,7 +75,7 @@ class EmbedWriter:
     """
 
     def __init__(self, config: Config, target: tuple[str, dict[str, str], Any]) -> None:
-        from minirag_store.index.embedding import Embedder
+        from minirag_store.index.embed.embedding import Embedder
 
         self._config = config
         self._uri, self._options, self._schema = target
@@ -84,8 +84,8 @@ class EmbedWriter:
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
         """One output row per batch: ``fragments`` (JSON of the written fragments' metadata,
         "[]" when no rows) and ``outcomes`` (JSON list, one per file)."""
-        from minirag_store.index.fragments import arrow_rows, write_fragments
-        from minirag_store.index.writer import document_rows
+        from minirag_store.index.storage.fragments import arrow_rows, write_fragments
+        from minirag_store.index.write.writer import document_rows
         from minirag_store.ingest.operations import document_of
 
         outcomes: list[dict[str, Any]] = []
@@ -121,7 +121,7 @@ class EmbedWriter:
         text) in the local writer's batch size."""
         import numpy as np
 
-        from minirag_store.index.embedding import EMBED_BATCH
+        from minirag_store.index.embed.embedding import EMBED_BATCH
 
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = np.empty((len(texts), self._embedder.dim), dtype=np.float32)

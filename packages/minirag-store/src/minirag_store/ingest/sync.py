@@ -2,8 +2,8 @@
 
 One scan, the indexed sources' metadata and a stat comparison decide everything, so a
 re-sync of an unchanged corpus issues no per-file query; when the index summary is
-current (:mod:`minirag_store.index.summary`) and nothing changed, it opens neither LanceDB nor
-the model. Per file:
+current (:mod:`minirag_store.index.storage.summary`) and nothing changed, it opens neither LanceDB
+nor the model. Per file:
 
 * not indexed, or cut by an older chunking scheme -> parsed and ingested;
 * (size, mtime) as indexed -> skipped, nothing read;
@@ -126,8 +126,8 @@ def reconcile(
     """Run one sync of ``under`` (None: every root) into ``job`` (the caller holds the
     sync lock and finishes the job); with ``ray`` (a Ray address) the files are parsed,
     embedded and written on that cluster (:mod:`minirag_store.ingest.distributed`)."""
-    from minirag_store.index import summary
-    from minirag_store.index.keyword_column import KEYWORDS_VERSION
+    from minirag_store.index.storage import summary
+    from minirag_store.index.storage.keyword_column import KEYWORDS_VERSION
 
     config = index.config
     scanned = _scan(config, under, job)

@@ -7,7 +7,7 @@ How changes are learnt (``RAG_WATCH``, :attr:`Config.watch`):
   changed while nothing watched is caught up, then applies only what it is told about.
 * ``poll``: a full sync every ``RAG_WATCH_POLL_SECONDS``. A sync of an unchanged corpus
   is the cheap (size, mtime) pass: one scan, and neither LanceDB nor the model is opened
-  (:mod:`minirag_store.index.summary`). Used when RAG_WATCH=poll, when a root lies on a
+  (:mod:`minirag_store.index.storage.summary`). Used when RAG_WATCH=poll, when a root lies on a
   network filesystem (a notification there reports this machine's writes only), when
   the index is on object storage (shared with other machines, for the same reason), and
   when notifications cannot start (the inotify watch limit, say).

@@ -9,7 +9,7 @@ grows with the table (``bench/merge_memory.py``, 40 rows of 8 stored sources: +4
 50k rows, +117 at 200k; so in a million-chunk index's server, a re-sync of one edited file
 would cost more memory than its searches). The ``swap`` writes the new rows as fragments
 and commits them with deletion vectors on just the fragments that hold the old rows
-(:func:`~minirag_store.index.fragments.commit_replace`, the shape of commit
+(:func:`~minirag_store.index.storage.fragments.commit_replace`, the shape of commit
 ``merge_insert`` makes): +0-1 MB at every size (and 0.03 s against 0.18 at 200k), after
 the process's first use of pylance (its code mapped in, ~80 MB, which the first
 maintenance pays anyway). An append holds nothing of the table either, and a full sync's
@@ -18,7 +18,7 @@ sources are all new.
 The one ``merge_insert`` left settles a race: two writers adding the same new source at
 once (the primary-key check a merge makes is what no other commit here has).
 All run under the table's write lock (``writing``) and retry on another process's
-conflicting commit (:func:`~minirag_store.index.upkeep.retry_conflicts`).
+conflicting commit (:func:`~minirag_store.index.storage.upkeep.retry_conflicts`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index import upkeep
+from minirag_store.index.storage import upkeep
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
 from minirag_store.errors import IndexUnavailableError, MiniragError
-from minirag_store.index.creation import create_once
-from minirag_store.index.native import import_lancedb
+from minirag_store.index.storage.creation import create_once
+from minirag_store.index.storage.native import import_lancedb
 from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def open_lance_table(
 ) -> Any:
     """The LanceDB table ``name`` of the index at ``db_path`` (a folder or an object-store
     URI). When it is absent: created with the schema ``create``, or None without one."""
-    from minirag_store.index import summary
+    from minirag_store.index.storage import summary
 
     local = local_folder(db_path)
     if local is not None:
@@ -136,7 +136,7 @@ def consistency(db_uri: str) -> timedelta:
 #: lists every fragment, so a full SciFact sync (~650 commits) grew it to 320 MB and a
 #: larger corpus grows it further (quadratically in the commits). So two sessions:
 #:
-#: * ``search`` (the async handle queries use, :mod:`~minirag_store.index.aio`): 64 MB. At
+#: * ``search`` (the async handle queries use, :mod:`~minirag_store.index.search.aio`): 64 MB. At
 #:   a million chunks its metadata is what a query reads on every search: p50 57-58 ms
 #:   with 64 MB, 65 with 32, 77 with 8 (128: 55, little more).
 #: * ``table`` (the handle that writes, maintains and looks up rows): 8 MB, which holds

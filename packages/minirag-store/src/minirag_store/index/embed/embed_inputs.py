@@ -3,7 +3,7 @@
 A sync re-reads a whole file whenever anything about it changed: one edited paragraph, a
 newer chunking scheme, an index written before locators. The model is most of what that
 costs (SciFact: ~10 CPU-minutes for 22k chunks), and most chunks come out as they were.
-So before the writer (:mod:`minirag_store.index.writer`) embeds a window of documents, it
+So before the writer (:mod:`minirag_store.index.write.writer`) embeds a window of documents, it
 reads the stored rows of those sources (only what :func:`stored_vectors` needs; a window
 at a time, never the whole table), and every new chunk whose exact embedding input equals
 a stored chunk's takes that stored vector instead of being embedded again.
@@ -15,11 +15,11 @@ that text: a stored row's input is recomputed from its markdown and its section'
 rows by the same :func:`embed_texts`. That holds for rows cut by chunking scheme
 :data:`EMBED_INPUT_SCHEME` or later; older rows embedded other text (scheme 3 began
 embedding readable text) and are never reused. **Whoever changes what is embedded
-(:func:`embed_texts`, :mod:`minirag_store.index.readable`) bumps the chunker's
+(:func:`embed_texts`, :mod:`minirag_store.index.text.readable`) bumps the chunker's
 ``SCHEME_VERSION`` and sets :data:`EMBED_INPUT_SCHEME` to it.**
 
 A stored vector always comes from the configured model: a table refuses to open with
-another model or dimension (:func:`~minirag_store.index.schema.check_model`), so a model
+another model or dimension (:func:`~minirag_store.index.storage.schema.check_model`), so a model
 change never reaches this (it needs a new index). Stored float16 values go through
 float32 and back to float16 unchanged, so a kept vector is bit-identical.
 """
@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from minirag_store.index.readable import readable_pieces
-from minirag_store.index.schema import in_sources
+from minirag_store.index.storage.schema import in_sources
+from minirag_store.index.text.readable import readable_pieces
 
 if TYPE_CHECKING:
     import numpy as np

@@ -4,10 +4,10 @@ the hits, rows and sections a query reads.
 Two paths, chosen per table version:
 
 * **exact** (the default, and always below ``RAG_ANN_MIN_CHUNKS``): an in-memory snapshot
-  of the version (vectors + hit columns, :mod:`minirag_store.index.vectors`), reloaded once
+  of the version (vectors + hit columns, :mod:`minirag_store.index.search.vectors`), reloaded once
   per commit; a query's only disk read is the keyword search, which returns bare ids;
 * **ANN** (past the threshold, once :meth:`ChunkTable.maintain` has built the vector
-  index): LanceDB's IVF index plus reads by id (:mod:`minirag_store.index.ann`), with
+  index): LanceDB's IVF index plus reads by id (:mod:`minirag_store.index.search.ann`), with
   nothing per chunk held in memory.
 
 Both return the same shapes with the same cosine distances, so fusion, filters and
@@ -22,24 +22,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.ann import AnnSearch, AnnSettings, trained_rows
-from minirag_store.index.fts import KeywordSearcher
-from minirag_store.index.keyword_column import LANGUAGE_COLUMN
-from minirag_store.index.keywords import keyword_query
-from minirag_store.index.schema import ALL_ROWS, scope_filter
-from minirag_store.index.vectors import (
+from minirag_store.index.search.ann import AnnSearch, AnnSettings, trained_rows
+from minirag_store.index.search.fts import KeywordSearcher
+from minirag_store.index.search.vectors import (
     VectorSnapshot,
     cosines,
     hit_columns,
     load_snapshot,
     stored_vectors,
 )
+from minirag_store.index.storage.keyword_column import LANGUAGE_COLUMN
+from minirag_store.index.storage.schema import ALL_ROWS, scope_filter
+from minirag_store.index.text.keywords import keyword_query
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from minirag_store.index.aio import AsyncTable
-    from minirag_store.index.rwlock import ReadWriteLock
+    from minirag_store.index.search.aio import AsyncTable
+    from minirag_store.index.storage.rwlock import ReadWriteLock
 
 __all__ = ["Searcher", "VectorPass"]
 

@@ -1,5 +1,5 @@
 """Keyword (BM25) search over the full-text index, through LanceDB's async API
-(:mod:`minirag_store.index.aio`): a search and the table version its hits belong to in one
+(:mod:`minirag_store.index.search.aio`): a search and the table version its hits belong to in one
 hand-off to the loop.
 """
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import in_values
-from minirag_store.index.storage import local_folder
+from minirag_store.index.storage.schema import in_values
+from minirag_store.index.storage.storage import local_folder
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from minirag_store.index.aio import AsyncTable
-    from minirag_store.index.keywords import KeywordQuery
+    from minirag_store.index.search.aio import AsyncTable
+    from minirag_store.index.text.keywords import KeywordQuery
 
 __all__ = ["KeywordSearcher"]
 

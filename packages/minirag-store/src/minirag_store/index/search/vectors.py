@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import LOCATOR
+from minirag_store.index.storage.schema import LOCATOR
 from minirag_store.paths import scope_matches
 
 if TYPE_CHECKING:

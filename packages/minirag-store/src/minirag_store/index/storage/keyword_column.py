@@ -2,7 +2,7 @@
 an index was written by an older keyword scheme.
 
 The column is derived data (title, text and section of each chunk, see
-:func:`minirag_store.index.keywords.section_keywords`), so a change to how it is built does not
+:func:`minirag_store.index.text.keywords.section_keywords`), so a change to how it is built does not
 need the documents re-read or re-embedded: :func:`refresh_stale` recomputes it from the
 stored rows. Each row records the :data:`KEYWORDS_VERSION` that wrote it; an index from
 before this column existed gets it with 0.
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from minirag_store.index.keywords import section_keywords
-from minirag_store.index.readable import readable_pieces
-from minirag_store.index.schema import ALL_ROWS
+from minirag_store.index.storage.schema import ALL_ROWS
+from minirag_store.index.text.keywords import section_keywords
+from minirag_store.index.text.readable import readable_pieces
 
 __all__ = [
     "KEYWORDS_VERSION",
@@ -27,9 +27,9 @@ __all__ = [
 ]
 
 #: 1: title + the chunk's own text; 2: + its neighbours' bodies (:data:`keywords.WINDOW`);
-#: 3: readable text only (link text, no targets: :mod:`minirag_store.index.readable`).
+#: 3: readable text only (link text, no targets: :mod:`minirag_store.index.text.readable`).
 #: 4: + word pairs (:func:`keywords.pairs`).
-#: 5: each chunk stemmed as its own language (:mod:`minirag_store.index.language`),
+#: 5: each chunk stemmed as its own language (:mod:`minirag_store.index.text.language`),
 #: spaceless scripts as bigrams, words as written beside their stems.
 KEYWORDS_VERSION = 5
 VERSION_COLUMN = "keywords_version"

@@ -6,8 +6,8 @@ loads with no network at all (the air-gapped install, and our tests).
 
 How a model is loaded:
 
-* A model in :data:`~minirag_store.index.onnx_encoder.KNOWN_MODELS` runs in our own
-  onnxruntime session (:class:`~minirag_store.index.onnx_encoder.OnnxEncoder`, threads that do
+* A model in :data:`~minirag_store.index.embed.onnx_encoder.KNOWN_MODELS` runs in our own
+  onnxruntime session (:class:`~minirag_store.index.embed.onnx_encoder.OnnxEncoder`, threads that do
   not spin-wait) over its folder: ``MODEL_PATH``, or the Hugging Face cache under
   ``CACHE_DIR`` (found with ``huggingface_hub.try_to_load_from_cache``), which fastembed
   fills on first use. fastembed itself is then only imported to download.
@@ -28,7 +28,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from minirag_store.config import Config
 from minirag_store.errors import ModelLoadError
-from minirag_store.index.onnx_encoder import KNOWN_MODELS, KnownModel, OnnxEncoder, load_tokenizer
+from minirag_store.index.embed.onnx_encoder import (
+    KNOWN_MODELS,
+    KnownModel,
+    OnnxEncoder,
+    load_tokenizer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +48,7 @@ __all__ = ["EMBED_BATCH", "Embedder", "Encoder", "tokenizer_counter"]
 #: texts of ~110 tokens peaked at 703 MB RSS with 32 per call and 456 MB with 16 (the
 #: model alone: 235 MB), at about the same speed under load, when onnxruntime's arena
 #: still kept the largest run's activations (it is off now, and long texts run fewer at a
-#: time: :data:`~minirag_store.index.onnx_encoder.ATTENTION_CELLS`). The peak depends on
+#: time: :data:`~minirag_store.index.embed.onnx_encoder.ATTENTION_CELLS`). The peak depends on
 #: this and the model's length limit, never on how many texts a sync embeds.
 EMBED_BATCH = 16
 

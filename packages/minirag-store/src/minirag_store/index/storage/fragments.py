@@ -4,7 +4,7 @@ commit by whoever holds the table.
 :func:`arrow_rows` is the one place chunk rows become the table's Arrow shape (the
 local writer and a Ray worker both use it, so both write identical rows).
 :func:`write_fragments` runs on a worker, or in the local writer when it replaces stored
-sources (:mod:`~minirag_store.index.commits`): it writes data files into the dataset's
+sources (:mod:`~minirag_store.index.storage.commits`): it writes data files into the dataset's
 folder (or bucket) without committing, so nothing is visible yet.
 :func:`commit_replace` runs on the driver: one ``LanceOperation.Update`` that removes
 every old row of the replaced sources (deletion vectors on the fragments holding them,
@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index import keyword_column as kwcol
-from minirag_store.index.schema import ROW_FIELDS, chunk_id, in_sources
+from minirag_store.index.storage import keyword_column as kwcol
+from minirag_store.index.storage.schema import ROW_FIELDS, chunk_id, in_sources
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +38,7 @@ __all__ = ["arrow_rows", "commit_replace", "fragments_from_json", "write_fragmen
 def arrow_rows(
     schema: pa.Schema, dim: int, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray
 ) -> pa.Table:
-    """``rows`` (the writer's :data:`~minirag_store.index.schema.ROW_FIELDS`) with their
+    """``rows`` (the writer's :data:`~minirag_store.index.storage.schema.ROW_FIELDS`) with their
     ``vectors`` as a table of ``schema``: id, keyword entries, float16 vectors, time."""
     import numpy as np
     import pyarrow as pa

@@ -3,7 +3,7 @@
 :class:`DocumentWriter` chunks each :class:`Document` into a *window* of several
 documents, embeds the window's chunks in length order (a batch is padded to its longest
 text, so grouping similar lengths wastes less) in batches of
-:data:`~minirag_store.index.embedding.EMBED_BATCH`, and commits the documents whose chunks are
+:data:`~minirag_store.index.embed.embedding.EMBED_BATCH`, and commits the documents whose chunks are
 all embedded. A source is never split across commits, so each one stays atomic for
 readers; and a commit costs a manifest write and a merge whatever its size, so documents
 are committed together, but at least every :data:`COMMIT_SECONDS` while work goes on:
@@ -11,13 +11,13 @@ each document is reported (and counted ``ingested``) as soon as its rows are com
 so a job's counts move during a sync of a few hundred small files or a few big ones
 instead of jumping once per window.
 
-What is embedded is each chunk's *readable* text (:mod:`minirag_store.index.readable`: link text
-without targets, alt text without paths, no HTML tags), while the row keeps the markdown
+What is embedded is each chunk's *readable* text (:mod:`minirag_store.index.text.readable`: link
+text without targets, alt text without paths, no HTML tags), while the row keeps the markdown
 the chunker cut, which is what reconstructs sections and what a caller reads back.
 
 A chunk whose embedding input is the same as a stored chunk of the sources being replaced
 keeps that stored vector instead of being embedded again
-(:mod:`minirag_store.index.embed_inputs`): re-reading a file after an edit, a chunking-scheme
+(:mod:`minirag_store.index.embed.embed_inputs`): re-reading a file after an edit, a chunking-scheme
 bump or a metadata upgrade embeds only the chunks that changed. :attr:`DocumentWriter.embedded`
 and :attr:`DocumentWriter.reused` count both kinds.
 """
@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.index.embed_inputs import embed_texts
-from minirag_store.index.locate import locate
-from minirag_store.index.readable import readable
-from minirag_store.index.schema import parent_key
+from minirag_store.index.embed.embed_inputs import embed_texts
+from minirag_store.index.storage.schema import parent_key
+from minirag_store.index.text.readable import readable
+from minirag_store.index.write.locate import locate
 from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class DocumentWriter:
         """Embed the window batch by batch; commit finished documents as time passes."""
         import numpy as np
 
-        from minirag_store.index.embedding import EMBED_BATCH
+        from minirag_store.index.embed.embedding import EMBED_BATCH
 
         window, self._window = self._window, _Window()
         if not window.docs:
@@ -217,7 +217,11 @@ class DocumentWriter:
     def _keep_stored(self, window: _Window, vectors: list[np.ndarray]) -> set[tuple[int, int]]:
         """Put the stored vector of the window's sources into ``vectors`` wherever a new
         row's embedding input equals a stored row's; the (document, row) pairs filled."""
-        from minirag_store.index.embed_inputs import REUSE_COLUMNS, reuse_filter, stored_vectors
+        from minirag_store.index.embed.embed_inputs import (
+            REUSE_COLUMNS,
+            reuse_filter,
+            stored_vectors,
+        )
 
         if not self._reusable:
             return set()

@@ -11,7 +11,7 @@ and search asks LanceDB instead, holding nothing per chunk in memory:
   the float16 rows), so the returned distances are the same as the exact path's;
 * rows added since the index was built are searched flat by LanceDB and merged, so a new
   chunk is found at once; :func:`ChunkTable.maintain` folds them into the index
-  (Lance's index optimizer, :func:`~minirag_store.index.upkeep.compact`) and retrains it
+  (Lance's index optimizer, :func:`~minirag_store.index.storage.upkeep.compact`) and retrains it
   when the table has grown 4× past what it was trained on;
 * the keyword hits' cosines (the mixture fusion needs every candidate's) come from their
   stored vectors, read by id; hit rows and parent sections are read by their BTREE-indexed
@@ -28,15 +28,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from minirag_store.index.schema import in_values
-from minirag_store.index.vectors import cosines, unit_matrix, unit_rows
+from minirag_store.index.search.vectors import cosines, unit_matrix, unit_rows
+from minirag_store.index.storage.schema import in_values
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
     from minirag_store.config import Config
-    from minirag_store.index.aio import AsyncTable
+    from minirag_store.index.search.aio import AsyncTable
 
 __all__ = [
     "INDEX_PREFIX",
@@ -163,7 +163,7 @@ class AnnPass:
 
 class AnnSearch:
     """The vector side and row look-ups of one table through LanceDB's async API
-    (:mod:`~minirag_store.index.aio`; no snapshot)."""
+    (:mod:`~minirag_store.index.search.aio`; no snapshot)."""
 
     def __init__(
         self,

@@ -8,7 +8,8 @@ no public way to set that session option, so for the models listed in
 tokenizer set-up and pooling fastembed applies to them, and spinning off. A test embeds
 with fastembed and with this module for every listed model and compares the vectors.
 
-Any other model goes through fastembed's own session (see :mod:`minirag_store.index.embedding`).
+Any other model goes through fastembed's own session (see
+:mod:`minirag_store.index.embed.embedding`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.index.native import bound_native_memory
+from minirag_store.index.storage.native import bound_native_memory
 
 if TYPE_CHECKING:
     import numpy as np

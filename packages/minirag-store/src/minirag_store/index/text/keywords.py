@@ -8,7 +8,7 @@ first. So we normalise text ourselves into a space-separated ``keywords`` column
 that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop words there):
 
 * every plain word is case-folded (``ё`` → ``е``) and stemmed by the Snowball stemmer of
-  its chunk's language (:mod:`minirag_store.index.language`: told per chunk by py3langid;
+  its chunk's language (:mod:`minirag_store.index.text.language`: told per chunk by py3langid;
   a word that language's stemmer cannot read, or a chunk in a language without one, gets
   its script's default: Latin English, Cyrillic Russian); stop words of English and
   Russian are dropped (the only lists kept: see below);
@@ -61,7 +61,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from minirag_store.index.language import chunk_language, stem, stemmable
+from minirag_store.index.text.language import chunk_language, stem, stemmable
 
 __all__ = [
     "PAIR",

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
-from minirag_store.index.schema import has_primary_key
+from minirag_store.index.storage.schema import has_primary_key
 
 __all__ = [
     "INDEXED_COLUMNS",
@@ -172,7 +172,7 @@ def drop_old_versions(table: Any, *, shared: bool = False) -> None:
     local index that risk is taken on purpose.
 
     ``shared`` (an index on object storage, read by other machines whose table handles
-    may be a second behind, :data:`~minirag_store.index.storage.REMOTE_CONSISTENCY`): only
+    may be a second behind, :data:`~minirag_store.index.storage.storage.REMOTE_CONSISTENCY`): only
     versions superseded more than :data:`SUPERSEDED_GRACE` ago go (measured on moto: a
     reader querying through three re-syncs hit a deleted data file without this).
     """
