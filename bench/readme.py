@@ -5,11 +5,13 @@
 
 Each generated block sits between ``<!-- generated:NAME ... -->`` and
 ``<!-- /generated:NAME -->`` comments: README.md's "Measured" table and the load paragraph
-of the minirag-mcp README. A figure comes from the JSON a bench script wrote beside its
-table (``bench/<script>.py`` → ``bench/results/<script>.json``), or from
-``bench/results/reference.json`` for the reference column, which says where its figures
-were measured. ``tests/test_readme_figures.py`` fails when a README differs from what this
-prints now, so a hand edit or a stale JSON shows up in CI.
+of the minirag-mcp README (and the two tables of environment variables, printed from their
+declarations: ``minirag_store.variables``, ``minirag_mcp.variables``). A figure comes from
+the JSON a bench script wrote beside its table (``bench/<script>.py`` →
+``bench/results/<script>.json``), or from ``bench/results/reference.json`` for the
+reference column, which says where its figures were measured.
+``tests/test_readme_figures.py`` fails when a README differs from what this prints now,
+so a hand edit or a stale JSON shows up in CI.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 #: README file -> the blocks generated in it.
 TARGETS = {
-    "README.md": ("measured", "scale", "remote", "pdf-quality", "cutoff"),
-    "packages/minirag-mcp/README.md": ("http-load",),
+    "README.md": ("configuration", "measured", "scale", "remote", "pdf-quality", "cutoff"),
+    "packages/minirag-mcp/README.md": ("http-settings", "http-load"),
 }
 
 
@@ -427,6 +429,22 @@ def cutoff(results: Path) -> str:
     return "\n".join(lines)
 
 
+def configuration(results: Path) -> str:
+    """README's table of environment variables, from the declared settings (not figures)."""
+    from minirag_mcp import variables as mcp
+    from minirag_store.settings import markdown_table
+    from minirag_store.variables import SETTINGS
+
+    return markdown_table(SETTINGS, rows=[mcp.README_ROW])
+
+
+def http_settings(results: Path) -> str:
+    """The minirag-mcp README's table of the ``RAG_HTTP_*`` variables, from their declaration."""
+    from minirag_mcp import variables as mcp
+
+    return mcp.markdown_table()
+
+
 BLOCKS = {
     "measured": measured,
     "http-load": http_load,
@@ -434,6 +452,8 @@ BLOCKS = {
     "remote": remote,
     "pdf-quality": pdf_quality,
     "cutoff": cutoff,
+    "configuration": configuration,
+    "http-settings": http_settings,
 }
 
 

@@ -1,4 +1,4 @@
-"""README figures are generated from bench/results/*.json and must match it.
+"""README figures (and tables of settings) are generated and must match their sources.
 
 ``bench/readme.py`` builds README's "Measured" table (and the minirag-mcp README's load
 paragraph) from the JSON the bench scripts write. A hand edit of a generated block, or a
@@ -33,8 +33,10 @@ readme = _readme_module()
 def test_generated_blocks_match_the_bench_json(rel):
     rendered = readme.render()[ROOT / rel]
     assert (ROOT / rel).read_text(encoding="utf-8") == rendered, (
-        f"{rel}: a generated block differs from bench/results/*.json; "
-        "run `uv run python bench/readme.py` (and edit the JSON's script, not the README)"
+        f"{rel}: a generated block differs from bench/results/*.json or the declared "
+        "settings (minirag_store/variables.py, minirag_mcp/variables.py); run "
+        "`uv run python bench/readme.py` (and edit the JSON's script or the declaration, "
+        "not the README)"
     )
 
 
@@ -55,6 +57,19 @@ def test_a_missing_json_names_the_script_that_writes_it(tmp_path):
     (results / "query.json").unlink()
     with pytest.raises(readme.MissingFiguresError, match=r"bench/query\.py"):
         readme.render(results=results)
+
+
+def test_every_declared_variable_is_in_the_configuration_table():
+    from minirag_mcp.variables import HTTP_SETTINGS
+    from minirag_store.variables import SETTINGS
+
+    table = readme.configuration(readme.RESULTS)
+    readme_text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert table in readme_text
+    for setting in (*SETTINGS, *HTTP_SETTINGS):
+        assert f"`{setting.name}`" in table.split("\n| ", 1)[1], setting.name
+    for setting in SETTINGS:
+        assert setting.meaning in table, setting.name
 
 
 def test_a_block_without_its_markers_is_an_error():

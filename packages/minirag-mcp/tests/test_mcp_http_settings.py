@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from mcp_testlib import child_env, console_script, free_port
 from minirag_mcp.auth import HttpSettingsError, load_http_settings
+from minirag_mcp.variables import HTTP_SETTINGS
 
 TOKEN = "tok-" + "a" * 28
 OTHER = "tok-" + "b" * 28
@@ -146,3 +147,10 @@ def test_status_explains_http_settings_that_would_not_start(corpus_env):
     assert status["transport"] == "http"
     assert "without authentication" in status["httpConfigError"]
     assert status["roots"] == [corpus_env["BASE_DIR"]]  # the rest of status still answers
+
+
+@pytest.mark.parametrize("name", [s.name for s in HTTP_SETTINGS])
+def test_every_declared_variable_is_read(name):
+    """minirag_mcp.variables declares what the loader reads: each one, set but blank, stops it."""
+    with pytest.raises(HttpSettingsError, match=f"^{name} is set but empty"):
+        load_http_settings({**JWT, name: " "}, host="127.0.0.1", port=8000)

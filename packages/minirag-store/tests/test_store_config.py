@@ -59,8 +59,11 @@ def test_relative_paths_resolve_against_cwd(roots, tmp_path: Path):
         ({"CHUNK_TOKEN_BUDGET": "abc"}, "CHUNK_TOKEN_BUDGET must be a whole number"),
         ({"RAG_HYBRID_WEIGHT": "1.5"}, "RAG_HYBRID_WEIGHT must be between"),
         ({"RAG_HYBRID_WEIGHT": "nan"}, "RAG_HYBRID_WEIGHT must be a finite number"),
-        ({"RAG_GROUPING": "close"}, "RAG_GROUPING must be 'similar' or 'related'"),
-        ({"RAG_MAX_DISTANCE": "-1"}, "RAG_MAX_DISTANCE must be 0 or more"),
+        (
+            {"RAG_GROUPING": "close"},
+            "RAG_GROUPING must be one of similar, related (or unset)",
+        ),
+        ({"RAG_MAX_DISTANCE": "-1"}, "RAG_MAX_DISTANCE must be at least 0.0, got -1.0"),
         ({"RAG_MIN_SCORE_RATIO": "1"}, "RAG_MIN_SCORE_RATIO must be at least 0.0 and below 1.0"),
         ({"RAG_MIN_SCORE_RATIO": "-0.1"}, "RAG_MIN_SCORE_RATIO must be at least 0.0"),
         ({"RAG_MAX_FILES": "0"}, "RAG_MAX_FILES must be at least 1"),

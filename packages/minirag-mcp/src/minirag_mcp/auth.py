@@ -31,6 +31,8 @@ from minirag_store.errors import ConfigError
 # on Python < 3.12 wherever one reaches a tool's output schema.
 from typing_extensions import TypedDict
 
+from minirag_mcp.variables import HTTP_SETTINGS
+
 __all__ = [
     "READ_SCOPE",
     "WRITE_SCOPE",
@@ -48,16 +50,9 @@ READ_SCOPE = "minirag:read"
 
 AuthMode = Literal["none", "tokens", "jwt", "tokens+jwt"]
 
-#: Every variable this module reads, in the order the README lists them.
-VARIABLES = (
-    "RAG_HTTP_TOKENS",
-    "RAG_HTTP_READ_TOKENS",
-    "RAG_HTTP_JWKS_URI",
-    "RAG_HTTP_ISSUER",
-    "RAG_HTTP_AUDIENCE",
-    "RAG_HTTP_ALLOWED_ORIGINS",
-    "RAG_HTTP_ALLOWED_HOSTS",
-)
+#: Every variable this module reads, in the order the README lists them (declared, with
+#: what each means, in :mod:`minirag_mcp.variables`).
+VARIABLES = tuple(setting.name for setting in HTTP_SETTINGS)
 
 # Visible ASCII: what an Authorization header carries unquoted (RFC 6750's b64token and
 # the random strings people generate); no comma, since commas separate tokens.

@@ -4,25 +4,53 @@ Only :func:`load_config` reads the environment, and only from the mapping it is 
 everything else in minirag takes a :class:`Config`. Every invalid value is a
 :class:`~minirag_store.errors.ConfigError` whose message names the setting, the bad
 value and what is accepted, so ``status`` can show it and every other operation can
-refuse with it.
+refuse with it. Each variable is read through its declaration in
+:mod:`minirag_store.variables` (default, range, message: written once there).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from minirag_store import variables as v
 from minirag_store.errors import ConfigError
 from minirag_store.location import URI, object_store_uri, secrets_of, storage_options
+from minirag_store.settings import (
+    read_bool,
+    read_choice,
+    read_float,
+    read_int,
+    read_optional_choice,
+    read_optional_float,
+    read_optional_int,
+    read_text,
+)
+from minirag_store.variables import (
+    DEFAULT_ANN_MIN_CHUNKS,
+    DEFAULT_CHUNK_TOKEN_BUDGET,
+    DEFAULT_FUSION,
+    DEFAULT_HYBRID_WEIGHT,
+    DEFAULT_MAX_FILE_SIZE,
+    DEFAULT_MAX_RESPONSE_TOKENS,
+    DEFAULT_MODEL_NAME,
+    DEFAULT_OCR_MIN_CHARS,
+    DEFAULT_SYNC_LEASE_TIMEOUT,
+    DEFAULT_WATCH_POLL_SECONDS,
+    FUSIONS,
+    MIN_MAX_RESPONSE_TOKENS,
+    OCR_LANGUAGES,
+)
 
 __all__ = [
     "DEFAULT_ANN_MIN_CHUNKS",
     "DEFAULT_MAX_RESPONSE_TOKENS",
     "DEFAULT_MODEL_NAME",
+    "FUSIONS",
+    "MIN_MAX_RESPONSE_TOKENS",
     "OCR_LANGUAGES",
     "Config",
     "load_config",
@@ -30,47 +58,6 @@ __all__ = [
     "object_store_uri",
 ]
 
-DEFAULT_MODEL_NAME = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
-DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024
-DEFAULT_CHUNK_TOKEN_BUDGET = 110
-MIN_CHUNK_TOKEN_BUDGET = 16
-DEFAULT_HYBRID_WEIGHT = 0.6
-#: How the two rankings are fused (RAG_FUSION): a weighted mixture of each side's softmax
-#: over the candidates (the default), weighted RRF (the reference behaviour) or weighted
-#: z-scores of cosine and BM25 (see fusion.py for what each measured).
-FUSIONS = ("mixture", "rrf", "score")
-DEFAULT_FUSION = "mixture"
-DEFAULT_OCR_MIN_CHARS = 25
-#: RAG_MAX_RESPONSE_TOKENS: the most a query_documents or read_file answer may cost, in the
-#: embedding model's tokens over the JSON the MCP tool returns (see budget.py). Claude Code
-#: warns past 10,000 tokens of tool output and cuts at 25,000; this count is the embedding
-#: model's, not the client's, and tokenizers disagree by tens of percent, so the default
-#: leaves that much headroom under the warning. A default query (8 hits, each in its own
-#: ~900-character section) measured ~3,800 with the test model and is not trimmed; eight
-#: sections at the chunker's 4,000-character cap (~8,000) are.
-DEFAULT_MAX_RESPONSE_TOKENS = 6000
-#: Below this an answer could not hold one hit's fields, a cut passage and the notice.
-MIN_MAX_RESPONSE_TOKENS = 1000
-#: RAG_ANN_MIN_CHUNKS: from this many chunks on, vector search goes through LanceDB's IVF
-#: index instead of the exact in-memory snapshot (index/search/ann.py; bench/scale.py measures
-#: both paths). The exact path holds ~2 KB of memory per chunk and scans every vector.
-DEFAULT_ANN_MIN_CHUNKS = 200_000
-#: Below this an IVF index has too few rows per partition to be worth training.
-MIN_ANN_MIN_CHUNKS = 256
-#: RAG_WATCH: how a running server follows the files (see ingest/watch.py): ``on`` =
-#: OS notifications, falling back to polling where they cannot be trusted; ``poll`` =
-#: always poll; ``off`` = only explicit syncs. On by default: see the README.
-WATCH_SETTINGS = ("on", "poll", "off")
-_WATCH_ALIASES = {"1": "on", "true": "on", "yes": "on", "auto": "on", "0": "off",
-                  "false": "off", "no": "off"}  # fmt: skip
-#: RAG_WATCH_POLL_SECONDS: the pause between two polls. A poll of an unchanged corpus is
-#: a no-op sync (one scan: 0.18 s for 10,000 files, README), under 1 % of a core at 30 s.
-DEFAULT_WATCH_POLL_SECONDS = 30
-
-#: RAG_SYNC_LEASE_TIMEOUT: seconds without a heartbeat after which the sync lease of an index
-#: on object storage is taken over (why 120: see minirag_store.ingest.lease).
-DEFAULT_SYNC_LEASE_TIMEOUT = 120
-MIN_SYNC_LEASE_TIMEOUT = 2
 #: Trained sequence lengths of models we know; text past this is never seen by the encoder.
 _KNOWN_MAX_TOKENS: dict[str, int] = {
     "sentence-transformers/paraphrase-multilingual-minilm-l12-v2": 128,
@@ -84,21 +71,7 @@ _KNOWN_MAX_TOKENS: dict[str, int] = {
 #: Ceiling for a model we know nothing about: BERT-family position limit.
 _FALLBACK_MAX_TOKENS = 512
 
-#: RAG_OCR_LANG values: each names the scripts a scan may be written in.
-#: ``eslav`` (default) = Russian, Ukrainian, Belarusian plus English, since office scans mix them.
-OCR_LANGUAGES: dict[str, tuple[str, ...]] = {
-    "eslav": ("en", "ru", "uk", "be"),
-    "en": ("en",),
-    "latin": ("en",),
-    "ru": ("en", "ru"),
-    "uk": ("en", "uk"),
-    "be": ("en", "be"),
-    "ch": ("en", "ch"),
-}
-
 Grouping = Literal["similar", "related"]
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
 
 
 @dataclass(frozen=True)
@@ -182,26 +155,20 @@ def _roots(env: Mapping[str, str], base_dirs: Sequence[str] | None, cwd: Path) -
     if base_dirs:
         raws = list(base_dirs)
         origin = "--base-dir"
-    elif env.get("BASE_DIRS", "").strip():
+    elif listed := read_text(env, v.BASE_DIRS):
         origin = "BASE_DIRS"
         try:
-            value = json.loads(env["BASE_DIRS"])
+            value = json.loads(listed)
         except ValueError as e:
-            raise ConfigError(
-                f"BASE_DIRS must be a JSON array of one or more non-empty path strings, "
-                f'e.g. \'["/docs/a", "/docs/b"]\': {e}'
-            ) from e
+            raise ConfigError(f"BASE_DIRS {v.BASE_DIRS.must}: {e}") from e
         if (
             not isinstance(value, list)
             or not value
-            or not all(isinstance(v, str) and v.strip() for v in value)
+            or not all(isinstance(item, str) and item.strip() for item in value)
         ):
-            raise ConfigError(
-                "BASE_DIRS must be a JSON array of one or more non-empty path strings, "
-                f'e.g. \'["/docs/a", "/docs/b"]\'; got {env["BASE_DIRS"]!r}'
-            )
+            raise v.BASE_DIRS.error(repr(env["BASE_DIRS"]))
         raws = value
-    elif env.get("BASE_DIR", "").strip():
+    elif read_text(env, v.BASE_DIR):
         raws, origin = [env["BASE_DIR"]], "BASE_DIR"
     else:
         raws, origin = [str(cwd)], "the current directory"
@@ -216,87 +183,15 @@ def _roots(env: Mapping[str, str], base_dirs: Sequence[str] | None, cwd: Path) -
     return tuple(roots)
 
 
-def _int(env: Mapping[str, str], key: str, default: int | None, lo: int, hi: int | None = None):
-    raw = env.get(key, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError as e:
-        raise ConfigError(f"{key} must be a whole number, got {raw!r}") from e
-    if value < lo or (hi is not None and value > hi):
-        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        raise ConfigError(f"{key} must be {bound}, got {value}")
-    return value
-
-
-def _float(env: Mapping[str, str], key: str) -> float | None:
-    raw = env.get(key, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError as e:
-        raise ConfigError(f"{key} must be a number, got {raw!r}") from e
-    if not math.isfinite(value):
-        raise ConfigError(f"{key} must be a finite number, got {raw!r}")
-    return value
-
-
-def _bool(env: Mapping[str, str], key: str) -> bool:
-    raw = env.get(key, "").strip().lower()
-    if raw in _TRUE:
-        return True
-    if raw in _FALSE:
-        return False
-    raise ConfigError(f"{key} must be one of 1/true/yes/on or 0/false/no/off, got {env[key]!r}")
-
-
-def _watch(env: Mapping[str, str]) -> str:
-    raw = env.get("RAG_WATCH", "").strip().lower() or "on"
-    value = _WATCH_ALIASES.get(raw, raw)
-    if value not in WATCH_SETTINGS:
-        raise ConfigError(
-            "RAG_WATCH must be on (follow the files through OS notifications, polling where "
-            "they cannot be used), poll (always poll) or off (only explicit syncs); got "
-            f"{env['RAG_WATCH']!r}"
-        )
-    return value
-
-
 def _search_settings(env: Mapping[str, str]) -> dict:
-    weight = _float(env, "RAG_HYBRID_WEIGHT")
-    if weight is None:
-        weight = DEFAULT_HYBRID_WEIGHT
-    if not 0.0 <= weight <= 1.0:
-        raise ConfigError(f"RAG_HYBRID_WEIGHT must be between 0.0 and 1.0, got {weight}")
-    grouping = env.get("RAG_GROUPING", "").strip().lower() or None
-    if grouping not in (None, "similar", "related"):
-        raise ConfigError(
-            f"RAG_GROUPING must be 'similar' or 'related' (or unset), got {env['RAG_GROUPING']!r}"
-        )
-    fusion = env.get("RAG_FUSION", "").strip().lower() or DEFAULT_FUSION
-    if fusion not in FUSIONS:
-        raise ConfigError(
-            f"RAG_FUSION must be one of {', '.join(FUSIONS)} (default {DEFAULT_FUSION}), "
-            f"got {env['RAG_FUSION']!r}"
-        )
-    max_distance = _float(env, "RAG_MAX_DISTANCE")
-    if max_distance is not None and max_distance < 0:
-        raise ConfigError(f"RAG_MAX_DISTANCE must be 0 or more, got {max_distance}")
-    ratio = _float(env, "RAG_MIN_SCORE_RATIO") or 0.0
-    if not 0.0 <= ratio < 1.0:
-        raise ConfigError(f"RAG_MIN_SCORE_RATIO must be at least 0.0 and below 1.0, got {ratio}")
     return {
-        "hybrid_weight": weight,
-        "fusion": fusion,
-        "grouping": grouping,
-        "max_distance": max_distance,
-        "min_score_ratio": ratio,
-        "max_files": _int(env, "RAG_MAX_FILES", None, 1),
-        "ann_min_chunks": _int(
-            env, "RAG_ANN_MIN_CHUNKS", DEFAULT_ANN_MIN_CHUNKS, MIN_ANN_MIN_CHUNKS
-        ),
+        "hybrid_weight": read_float(env, v.RAG_HYBRID_WEIGHT),
+        "grouping": read_optional_choice(env, v.RAG_GROUPING),
+        "fusion": read_choice(env, v.RAG_FUSION),
+        "max_distance": read_optional_float(env, v.RAG_MAX_DISTANCE),
+        "min_score_ratio": read_float(env, v.RAG_MIN_SCORE_RATIO),
+        "max_files": read_optional_int(env, v.RAG_MAX_FILES),
+        "ann_min_chunks": read_int(env, v.RAG_ANN_MIN_CHUNKS),
     }
 
 
@@ -342,12 +237,13 @@ def load_config(
     """
     here = (cwd or Path.cwd()).resolve()
     roots = _roots(env, base_dirs, here)
-    db, db_remote = _db_location(str(db_path or env.get("DB_PATH", "")).strip(), roots, here)
+    raw_db = str(db_path or read_text(env, v.DB_PATH) or "").strip()
+    db, db_remote = _db_location(raw_db, roots, here)
     options = storage_options(env)
-    raw_cache = cache_dir or env.get("CACHE_DIR", "").strip()
+    raw_cache = cache_dir or read_text(env, v.CACHE_DIR)
     cache = _resolve(raw_cache, here) if raw_cache else _default_cache_dir()
-    name = (model_name or env.get("MODEL_NAME", "").strip()) or DEFAULT_MODEL_NAME
-    raw_model_path = model_path or env.get("MODEL_PATH", "").strip()
+    name = model_name or read_text(env, v.MODEL_NAME) or DEFAULT_MODEL_NAME
+    raw_model_path = model_path or read_text(env, v.MODEL_PATH)
     local_model: Path | None = None
     if raw_model_path:
         local_model = _resolve(raw_model_path, here)
@@ -357,15 +253,8 @@ def load_config(
                 "model's files (model.onnx, tokenizer.json, config.json ...)"
             )
     ceiling = model_max_tokens(name, local_model)
-    budget = _int(
-        env, "CHUNK_TOKEN_BUDGET", DEFAULT_CHUNK_TOKEN_BUDGET, MIN_CHUNK_TOKEN_BUDGET, ceiling
-    )
-    ocr_lang = env.get("RAG_OCR_LANG", "").strip().lower() or "eslav"
-    if ocr_lang not in OCR_LANGUAGES:
-        raise ConfigError(
-            f"RAG_OCR_LANG must be one of {', '.join(OCR_LANGUAGES)}; got {env['RAG_OCR_LANG']!r}"
-        )
-    append = env.get("RAG_INSTRUCTIONS_APPEND", "").strip() or None
+    budget = read_int(env, v.CHUNK_TOKEN_BUDGET, maximum=ceiling)
+    ocr_lang = read_choice(env, v.RAG_OCR_LANG)
     return Config(
         roots=roots,
         db_path=db,
@@ -373,27 +262,21 @@ def load_config(
         model_name=name,
         model_path=local_model,
         model_max_tokens=ceiling,
-        max_file_size=_int(env, "MAX_FILE_SIZE", DEFAULT_MAX_FILE_SIZE, 1),
+        max_file_size=read_int(env, v.MAX_FILE_SIZE),
         chunk_token_budget=budget,
         ocr_lang=ocr_lang,
-        ocr_min_chars_per_page=_int(env, "RAG_OCR_MIN_CHARS_PER_PAGE", DEFAULT_OCR_MIN_CHARS, 0),
-        instructions_append=append,
-        allow_private_urls=_bool(env, "ALLOW_PRIVATE_URLS"),
-        max_response_tokens=_int(
-            env, "RAG_MAX_RESPONSE_TOKENS", DEFAULT_MAX_RESPONSE_TOKENS, MIN_MAX_RESPONSE_TOKENS
-        ),
-        max_response_tokens_set=bool(env.get("RAG_MAX_RESPONSE_TOKENS", "").strip()),
+        ocr_min_chars_per_page=read_int(env, v.RAG_OCR_MIN_CHARS_PER_PAGE),
+        instructions_append=read_text(env, v.RAG_INSTRUCTIONS_APPEND),
+        allow_private_urls=read_bool(env, v.ALLOW_PRIVATE_URLS),
+        max_response_tokens=read_int(env, v.RAG_MAX_RESPONSE_TOKENS),
+        max_response_tokens_set=v.RAG_MAX_RESPONSE_TOKENS.given(env),
         db_remote=db_remote,
         storage_options=options,
         secrets=secrets_of(env, options),
-        sync_lease_timeout=_int(
-            env, "RAG_SYNC_LEASE_TIMEOUT", DEFAULT_SYNC_LEASE_TIMEOUT, MIN_SYNC_LEASE_TIMEOUT
-        ),
-        watch=_watch(env),
-        watch_poll_seconds=_int(
-            env, "RAG_WATCH_POLL_SECONDS", DEFAULT_WATCH_POLL_SECONDS, 1, 24 * 3600
-        ),
-        ray_address=env.get("RAG_RAY_ADDRESS", "").strip() or None,
-        ray_gpus=_int(env, "RAG_RAY_GPUS", 0, 0, 16),
+        sync_lease_timeout=read_int(env, v.RAG_SYNC_LEASE_TIMEOUT),
+        watch=read_choice(env, v.RAG_WATCH),
+        watch_poll_seconds=read_int(env, v.RAG_WATCH_POLL_SECONDS),
+        ray_address=read_text(env, v.RAG_RAY_ADDRESS),
+        ray_gpus=read_int(env, v.RAG_RAY_GPUS),
         **_search_settings(env),
     )

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 
 from minirag_store.errors import ConfigError
+from minirag_store.settings import read_text
+from minirag_store.variables import DB_STORAGE_OPTIONS
 
 __all__ = ["URI", "object_store_uri", "secrets_of", "storage_options"]
 
@@ -40,13 +42,10 @@ def object_store_uri(raw: str) -> str | None:
 def storage_options(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """DB_STORAGE_OPTIONS: a JSON object of option names to strings (numbers and booleans
     are turned into strings). Its text is never quoted in an error: it may hold secrets."""
-    raw = env.get("DB_STORAGE_OPTIONS", "").strip()
+    raw = read_text(env, DB_STORAGE_OPTIONS)
     if not raw:
         return ()
-    usage = (
-        "DB_STORAGE_OPTIONS must be a JSON object of storage option names to string values, "
-        'e.g. \'{"aws_region": "eu-west-1", "allow_http": "true"}\''
-    )
+    usage = f"DB_STORAGE_OPTIONS {DB_STORAGE_OPTIONS.must}"
     try:
         value = json.loads(raw)
     except ValueError as e:
