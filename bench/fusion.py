@@ -34,7 +34,8 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_store.config import FUSIONS
-from minirag_store.index.write.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document
+from minirag_store.ingest.operations import writer_for
 from minirag_testkit import model_env
 from minirag_testkit.answers import hit_sources
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
@@ -86,7 +87,7 @@ def build(index: Index, root: Path, docs: dict[str, tuple[str, str]]) -> None:
         path = root / f"{did}.md"
         path.write_text(text, encoding="utf-8")
         documents.append(Document(str(path), "file", title, text, file_hash=did, size=len(text)))
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     for _ in writer.write(documents):
         pass
     writer.finish()

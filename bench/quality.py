@@ -24,7 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from minirag_store import Index
-from minirag_store.index.write.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document
+from minirag_store.ingest.operations import writer_for
 from minirag_store.ingest.workers import file_digest
 from minirag_testkit import model_env
 from minirag_testkit.answers import hit_sources
@@ -83,7 +84,7 @@ def build(index: Index, root: Path, docs: dict) -> tuple[float, int]:
         digest, size, mtime = file_digest(path)
         documents.append(Document(str(path), "file", title, text, digest, mtime, size))
     start = time.process_time()
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     chunks = sum(n for _, n in writer.write(documents))
     writer.finish()
     return time.process_time() - start, chunks

@@ -89,7 +89,8 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
     real chunks, built once through the product's writer and kept in ``cache``."""
     from minirag_store import Index
     from minirag_store.index.storage.schema import ROW_FIELDS
-    from minirag_store.index.write.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document
+    from minirag_store.ingest.operations import writer_for
     from minirag_testkit import model_env
 
     db = cache / f"base-{per_corpus}" / "db"
@@ -106,7 +107,7 @@ def base_rows(per_corpus: int, cache: Path) -> list[dict]:
             path.write_text(text, encoding="utf-8")
             title = text.splitlines()[0][2:]
             docs.append(Document(str(path), "file", title, text, file_hash=doc_id, size=len(text)))
-        writer = DocumentWriter(index)
+        writer = writer_for(index)
         for _ in writer.write(docs):
             pass
         writer.finish()

@@ -78,7 +78,8 @@ def fillers(count: int = 110) -> dict[str, str]:
 
 def write_corpus(index, root: Path, files: dict[str, str]) -> dict[str, int]:
     """Index ``files`` (relative path → markdown) under ``root`` via the real pipeline."""
-    from minirag_store.index.write.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document
+    from minirag_store.ingest.operations import writer_for
 
     docs = []
     for rel, text in files.items():
@@ -92,7 +93,7 @@ def write_corpus(index, root: Path, files: dict[str, str]) -> dict[str, int]:
                 str(path), "file", title, text, file_hash=rel, mtime=st.st_mtime, size=st.st_size
             )
         )
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     counts = {doc.source: n for doc, n in writer.write(docs)}
     writer.finish()
     return counts

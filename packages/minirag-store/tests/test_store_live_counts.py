@@ -38,7 +38,9 @@ def test_a_window_is_committed_in_parts_as_time_passes(make_index, docs_root):
     index = make_index()
     now = [0.0]
     embedder = CountingEmbedder(index, after_call=lambda _calls: now.__setitem__(0, now[0] + 1))
-    writer = DocumentWriter(index, clock=lambda: now[0])
+    writer = DocumentWriter(
+        index.embedder(), index.table(), index.config.chunk_token_budget, clock=lambda: now[0]
+    )
     docs = [_doc(docs_root, i) for i in range(2 * EMBED_BATCH)]  # one window, one chunk each
     calls_at_yield = [embedder.calls for _doc, _n in writer.write(docs)]
     writer.finish()
@@ -51,7 +53,9 @@ def test_a_window_is_committed_in_parts_as_time_passes(make_index, docs_root):
 
 def test_without_time_passing_a_window_is_one_commit(make_index, docs_root):
     index = make_index()
-    writer = DocumentWriter(index, clock=lambda: 0.0)
+    writer = DocumentWriter(
+        index.embedder(), index.table(), index.config.chunk_token_budget, clock=lambda: 0.0
+    )
     docs = [_doc(docs_root, i) for i in range(2 * EMBED_BATCH)]
     embedder = CountingEmbedder(index)
     calls_at_yield = [embedder.calls for _doc, _n in writer.write(docs)]
@@ -62,7 +66,9 @@ def test_a_slow_parse_does_not_hold_back_documents_in_hand(make_index, docs_root
     """A ``None`` from the parse stream (nothing new yet) lets a waiting window go."""
     index = make_index()
     now = [0.0]
-    writer = DocumentWriter(index, clock=lambda: now[0])
+    writer = DocumentWriter(
+        index.embedder(), index.table(), index.config.chunk_token_budget, clock=lambda: now[0]
+    )
     committed: list[str] = []
 
     def stream():

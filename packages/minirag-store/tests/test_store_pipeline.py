@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from minirag_store.index.write.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document
+from minirag_store.ingest.operations import writer_for
 from minirag_testkit.answers import expand
 from store_rows import lance_table
 
@@ -16,7 +17,7 @@ def test_many_documents_share_one_commit(make_index, docs_root):
     table = index.table()
     raw = lance_table(index.config.db_path)
     before = raw.version
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     docs = [doc(docs_root, f"d{i}.md", f"# Doc {i}\n\nplain text number {i}") for i in range(5)]
     written = list(writer.write(docs))
     assert [d.source for d, _ in written] == [d.source for d in docs]
@@ -30,7 +31,7 @@ def test_many_documents_share_one_commit(make_index, docs_root):
 
 def test_rewrite_replaces_and_same_source_twice_keeps_last(make_index, docs_root):
     index = make_index(CHUNK_TOKEN_BUDGET="16")
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     long = "# Long\n\n" + " ".join(f"sentence {i} about storage." for i in range(30))
     first = list(writer.write([doc(docs_root, "a.md", long)]))
     assert first[0][1] > 3
@@ -48,7 +49,7 @@ def test_rewrite_replaces_and_same_source_twice_keeps_last(make_index, docs_root
 
 def test_title_seeded_only_when_asked(make_index, docs_root):
     index = make_index()
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     seeded = Document("note-1", "data", "Quarterly plan", "body text", seed_title=True)
     bare = Document("note-2", "data", "note-2", "other body", seed_title=False)
     list(writer.write([seeded, bare]))

@@ -218,7 +218,8 @@ def test_a_pdf_cut_before_reflow_is_read_again_in_one_sync_that_keeps_other_vect
 
     import minirag_chunker
     from minirag_store.index.storage import summary
-    from minirag_store.index.write.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document
+    from minirag_store.ingest.operations import writer_for
     from minirag_store.ingest.workers import file_digest
     from minirag_testkit.prose import Article, prose_pdf
     from store_rows import lance_table
@@ -234,7 +235,7 @@ def test_a_pdf_cut_before_reflow_is_read_again_in_one_sync_that_keeps_other_vect
     assert index.sync()["counts"]["ingested"] == 2
     wrapped = "Arctic Field Notes\n\n" + "\n\n".join(textwrap.wrap(FIELD_NOTES, 70))
     digest, size, mtime = file_digest(pdf)
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     old_pdf = Document(str(pdf), "file", "Arctic Field Notes", wrapped, digest, mtime, size)
     assert len(list(writer.write([old_pdf]))) == 1
     writer.finish()

@@ -222,12 +222,13 @@ def test_indexed_image_without_ocr_is_kept_and_counted_unreadable(
     index, docs_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import minirag_store.ingest.scan as scan_module
-    from minirag_store.index.write.writer import Document, DocumentWriter
+    from minirag_store.index.write.writer import Document
+    from minirag_store.ingest.operations import writer_for
 
     monkeypatch.setattr(scan_module, "ocr_available", lambda: False)
     image = docs_root / "receipt.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n not a real picture")
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     doc = Document(
         source=str(image),
         source_type="file",

@@ -15,7 +15,8 @@ from minirag_store.index.storage import upkeep
 from minirag_store.index.storage.upkeep import segments_to_merge
 from minirag_store.index.table import ChunkTable
 from minirag_store.index.write import writer as writer_module
-from minirag_store.index.write.writer import Document, DocumentWriter
+from minirag_store.index.write.writer import Document
+from minirag_store.ingest.operations import writer_for
 from minirag_testkit.answers import expand
 from store_rows import DIM, chunk_rows, lance_table
 
@@ -146,7 +147,7 @@ def test_a_replaced_source_is_found_once_across_segments(tmp_path, small_sizes):
 def test_a_long_write_is_maintained_as_it_goes(make_index, docs_root, monkeypatch):
     monkeypatch.setattr(writer_module, "MAINTAIN_ROWS", 3)
     index = make_index()
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     db = index.config.db_path
     unindexed = []
     for i in range(10):

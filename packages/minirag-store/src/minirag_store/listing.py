@@ -26,7 +26,7 @@ from minirag_store.paths import display_path, normalize_scopes, scope_matches, s
 from minirag_store.results import DocumentRow, FileRow, FileState, ListResult
 
 if TYPE_CHECKING:
-    from minirag_store.service import Index
+    from minirag_store.parts import Stored
 
 __all__ = ["file_state", "list_documents", "list_files"]
 
@@ -42,7 +42,7 @@ def file_state(entry: Any, meta: Any, scheme: int) -> FileState:
     return "ingested"
 
 
-def _row(index: Index, source: str, source_type: str, meta: Any, state: FileState) -> FileRow:
+def _row(index: Stored, source: str, source_type: str, meta: Any, state: FileState) -> FileRow:
     return {
         "source": source,
         "displayPath": display_path(index.config, source, source_type),
@@ -54,7 +54,7 @@ def _row(index: Index, source: str, source_type: str, meta: Any, state: FileStat
     }
 
 
-def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListResult:
+def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListResult:
     """Files under the roots (within ``scope``) with their state, then data/url sources."""
     from minirag_chunker import SCHEME_VERSION
 
@@ -97,7 +97,7 @@ def list_files(index: Index, scope: str | Sequence[str] | None = None) -> ListRe
     return listing
 
 
-def list_documents(index: Index) -> list[DocumentRow]:
+def list_documents(index: Stored) -> list[DocumentRow]:
     """Every indexed document, by source, that a reader can open now: a file only while it
     is on disk and, symlinks followed, inside a root (one whose file was deleted or whose
     link now leads out is left out, whatever the index still holds); data and web pages
@@ -127,7 +127,7 @@ def list_documents(index: Index) -> list[DocumentRow]:
     return rows
 
 
-def _readable(index: Index, source: str) -> bool:
+def _readable(index: Stored, source: str) -> bool:
     """Whether the indexed file ``source`` is still a file inside a root (links followed)."""
     if not os.path.isfile(source):
         return False

@@ -35,8 +35,8 @@ from minirag_store.reading import document_source
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.convert.pagerender import Rendered
+    from minirag_store.parts import Stored
     from minirag_store.results import PageImage
-    from minirag_store.service import Index
 
 __all__ = ["CACHE_BYTES", "FOLDER", "cache_folder", "page_image"]
 
@@ -63,7 +63,7 @@ def cache_folder(config: Config) -> Path:
 
 
 def page_image(
-    index: Index,
+    index: Stored,
     source: str | None,
     page: int | None,
     *,
@@ -111,7 +111,7 @@ def _result(
     }
 
 
-def _pdf_file(index: Index, source: str) -> Path:
+def _pdf_file(index: Stored, source: str) -> Path:
     """The PDF file ``source`` names, inside a root now; refuses a data or URL source and
     any other format, saying which renders."""
     if not os.path.isabs(source):
@@ -140,7 +140,7 @@ def _not_indexed(source: str) -> NotFoundError:
     )
 
 
-def _indexed(index: Index, source: str) -> dict[str, Any]:
+def _indexed(index: Stored, source: str) -> dict[str, Any]:
     """The index's record of the file (its hash, size and mtime when indexed)."""
     from minirag_store.index.storage.schema import sql_str
 

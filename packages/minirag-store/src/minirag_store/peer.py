@@ -32,17 +32,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from minirag_store.config import Config
 
 if TYPE_CHECKING:
     from minirag_store.results import QueryResult
-    from minirag_store.service import Index
 
-__all__ = ["FILE_NAME", "QueryEndpoint", "ask", "fingerprint", "start_endpoint"]
+__all__ = ["FILE_NAME", "Answering", "QueryEndpoint", "ask", "fingerprint", "start_endpoint"]
 
 FILE_NAME = "query-server.json"
+
+
+class Answering(Protocol):
+    """What the endpoint serves: the index's configuration (or why it is broken) and its
+    query, which fits each answer to the budget the asking process sends."""
+
+    @property
+    def config_error(self) -> str | None: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    def query(
+        self,
+        query: str,
+        top_k: int = ...,
+        scope: str | Sequence[str] | None = ...,
+        *,
+        offset: int = ...,
+        max_tokens: int | None = ...,
+    ) -> QueryResult: ...
+
+
 _HOST = "127.0.0.1"
 _PATH = "/query"
 _MAX_BODY = 1 << 20  # a query request is a few hundred bytes
@@ -94,7 +116,7 @@ class QueryEndpoint:
                 self.announcement.unlink()
 
 
-def start_endpoint(index: Index) -> QueryEndpoint | None:
+def start_endpoint(index: Answering) -> QueryEndpoint | None:
     """Serve ``index.query`` on loopback and announce it; None when there is nothing to
     announce (a broken configuration, no index folder yet: nothing to query, or an index
     on object storage: no local folder to announce it in)."""
@@ -136,7 +158,7 @@ def _write_private(target: Path, text: str) -> None:
     os.replace(tmp, target)
 
 
-def _handler(index: Index, token: str) -> type[BaseHTTPRequestHandler]:
+def _handler(index: Answering, token: str) -> type[BaseHTTPRequestHandler]:
     expected = f"Bearer {token}".encode()
 
     class Handler(BaseHTTPRequestHandler):

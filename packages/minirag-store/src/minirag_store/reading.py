@@ -27,12 +27,12 @@ from minirag_store.paths import display_path, source_for_path
 from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
 
 if TYPE_CHECKING:
-    from minirag_store.service import Index
+    from minirag_store.parts import Readable, Stored, Writable
 
 __all__ = ["delete_source", "document_source", "read_neighbors", "read_source"]
 
 
-def document_source(index: Index, source: str | None, file_path: str | None = None) -> str:
+def document_source(index: Stored, source: str | None, file_path: str | None = None) -> str:
     """The source key named by exactly one of ``source`` or ``file_path``.
 
     ``file_path`` must be absolute and inside a root (symlinks followed); ``source`` is
@@ -48,7 +48,7 @@ def document_source(index: Index, source: str | None, file_path: str | None = No
     return _from_display_path(index, source)
 
 
-def _from_display_path(index: Index, source: str) -> str:
+def _from_display_path(index: Stored, source: str) -> str:
     """The file a ``displayPath`` names under the one root that has it indexed; any other
     ``source`` (an absolute path, a data or URL id, nothing indexed) as given."""
     if os.path.isabs(source) or "://" in source:
@@ -84,7 +84,7 @@ def _chunk(row: dict[str, Any]) -> ChunkDict:
 
 
 def read_neighbors(
-    index: Index,
+    index: Stored,
     source: str | None,
     chunk_index: int,
     before: int = NEIGHBORS.default,
@@ -109,7 +109,7 @@ def read_neighbors(
 
 
 def read_source(
-    index: Index,
+    index: Readable,
     source: str | None,
     *,
     file_path: str | None = None,
@@ -216,7 +216,7 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def delete_source(
-    index: Index, source: str | None, *, file_path: str | None = None
+    index: Writable, source: str | None, *, file_path: str | None = None
 ) -> DeleteResult:
     """Remove every chunk of the document from the index (files on disk are untouched)."""
     source = document_source(index, source, file_path)

@@ -34,7 +34,7 @@ from minirag_store.results import QueryResult, SearchHit, SourceSummary
 if TYPE_CHECKING:
     from minirag_store.index.search.searcher import VectorPass
     from minirag_store.index.table import ChunkTable
-    from minirag_store.service import Index
+    from minirag_store.parts import Configured, Searchable
 
 __all__ = ["candidate_count", "run_query"]
 
@@ -66,7 +66,7 @@ def _check(query: str, top_k: int) -> int:
 
 
 def run_query(
-    index: Index,
+    index: Searchable,
     query: str,
     top_k: int = TOP_K.default,
     scope: str | Sequence[str] | None = None,
@@ -138,7 +138,7 @@ def run_query(
 
 
 def answer_query(
-    index: Index,
+    index: Searchable,
     query: str,
     top_k: int,
     scope: str | Sequence[str] | None,
@@ -147,7 +147,7 @@ def answer_query(
     max_tokens: int | None,
     ask_server: bool,
 ) -> QueryResult:
-    """What :meth:`Index.query` answers: a running server's answer when ``ask_server`` and
+    """What :meth:`Searchable.query` answers: a running server's answer when ``ask_server`` and
     one answers, else :func:`run_query` here; fitted to ``max_tokens`` (None: the
     configured RAG_MAX_RESPONSE_TOKENS, 0: no limit)."""
     from minirag_store.arguments import check_max_tokens
@@ -234,7 +234,7 @@ def changed_on_disk(rows: Iterable[dict[str, Any]]) -> frozenset[str]:
 
 
 def _answer(
-    index: Index,
+    index: Configured,
     found: list[tuple[dict[str, Any], float | None, float]],
     sections: dict[str, str],
 ) -> QueryResult:
@@ -281,7 +281,9 @@ def _short(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def _summary(index: Index, row: dict[str, Any], stale: bool, roots: list[str]) -> SourceSummary:
+def _summary(
+    index: Configured, row: dict[str, Any], stale: bool, roots: list[str]
+) -> SourceSummary:
     """A source's entry: its displayPath and, for a file, which of ``roots`` (grown here)
     it is under; a path is said once (the absolute one is root + displayPath)."""
     source = row["source"]

@@ -16,7 +16,6 @@ from minirag_store.results import StatusResult
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.index.storage.summary import IndexSummary
-    from minirag_store.service import Index
 
 __all__ = ["STATUS_FIELDS", "build_status"]
 
@@ -24,23 +23,23 @@ __all__ = ["STATUS_FIELDS", "build_status"]
 STATUS_FIELDS: tuple[str, ...] = tuple(StatusResult.__annotations__)
 
 
-def build_status(index: Index) -> StatusResult:
-    """The status report of ``index``, every field of :data:`STATUS_FIELDS` present
-    (``None`` where it has no value); never raises."""
-    out = _status(index)
+def build_status(config: Config | str, watch: tuple[str, str | None]) -> StatusResult:
+    """The status report of ``config`` (or of the configuration error it is), with how
+    this process follows the files (``watch``: mode and why it polls), every field of
+    :data:`STATUS_FIELDS` present (``None`` where it has no value); never raises."""
+    out = _status(config, watch)
     return {key: out.get(key) for key in STATUS_FIELDS}  # type: ignore[return-value]
 
 
-def _status(index: Index) -> StatusResult:
+def _status(config: Config | str, watch: tuple[str, str | None]) -> StatusResult:
     from minirag_store.meta import version
 
     out: StatusResult = {"version": version()}
-    if index.config_error is not None:
-        out["configError"] = index.config_error
+    if isinstance(config, str):
+        out["configError"] = config
         return out
-    config = index.config
     out.update(_config_fields(config))
-    mode, note = index.watch_state()
+    mode, note = watch
     out["watch"], out["watchMode"] = config.watch, mode
     if note:
         out["watchNote"] = note

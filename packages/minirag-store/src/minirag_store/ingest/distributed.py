@@ -38,8 +38,8 @@ from minirag_store.ingest.workers import Parsed, ParseTask
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.ingest.jobs import Job
+    from minirag_store.parts import Stored
     from minirag_store.results import ProgressCallback
-    from minirag_store.service import Index
 
 __all__ = ["INSTALL_HINT", "LOCAL", "check_installed", "sync_on_ray"]
 
@@ -129,7 +129,7 @@ def _outcomes(stream: Iterator[dict[str, Any]]) -> Iterator[tuple[list[Any], lis
 
 
 def sync_on_ray(
-    index: Index,
+    index: Stored,
     job: Job,
     tasks: list[ParseTask],
     address: str,

@@ -5,7 +5,7 @@ in batches across documents and replaces each source atomically. Many files go t
 :func:`write_parsed`, the engine sync shares: worker processes parse
 (:mod:`minirag_store.ingest.workers`) while this process embeds, and the writer's
 ``finish()`` (keyword-index refresh + compaction) runs once per batch of work, not per
-file; single-source writes leave it to :meth:`Index.after_small_write`, which runs it
+file; single-source writes leave it to :meth:`Ingesting.after_small_write`, which runs it
 every few writes and at close. None of these take the sync lock: single-file ingests are
 never blocked by a sync.
 """
@@ -31,10 +31,10 @@ from minirag_store.results import IngestResult, JobStatus, SourceType
 
 if TYPE_CHECKING:
     from minirag_store.convert.engine import Converted
-    from minirag_store.index.write.writer import Document
+    from minirag_store.index.write.writer import Document, DocumentWriter
     from minirag_store.ingest.urlfetch import Fetched
+    from minirag_store.parts import Ingesting
     from minirag_store.results import ProgressCallback
-    from minirag_store.service import Index
 
 #: Errors of the embedder or the table, never of one document.
 _FATAL = (ModelLoadError, IndexMismatchError, MemoryError)
@@ -49,6 +49,7 @@ __all__ = [
     "oversized_message",
     "report_progress",
     "write_parsed",
+    "writer_for",
 ]
 
 
@@ -90,8 +91,15 @@ def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
     )
 
 
+def writer_for(index: Ingesting) -> DocumentWriter:
+    """A writer into ``index``'s table with its model and chunk budget (one per batch)."""
+    from minirag_store.index.write.writer import DocumentWriter
+
+    return DocumentWriter(index.embedder(), index.table(), index.config.chunk_token_budget)
+
+
 def write_parsed(
-    index: Index,
+    index: Ingesting,
     job: Job,
     parsed: Iterable[Parsed | None],
     *,
@@ -108,9 +116,7 @@ def write_parsed(
     what it already holds, so each file ends fully written or untouched. ``finish()``
     runs once at the end, even after a failure.
     """
-    from minirag_store.index.write.writer import DocumentWriter
-
-    writer = DocumentWriter(index)
+    writer = writer_for(index)
     outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
 
     def documents() -> Iterator[Document | None]:
@@ -174,7 +180,7 @@ def idle_seconds() -> float:
     return COMMIT_SECONDS
 
 
-def _existing_file(index: Index, path: str) -> tuple[str, Path]:
+def _existing_file(index: Ingesting, path: str) -> tuple[str, Path]:
     from minirag_store.paths import source_for_path
 
     source = source_for_path(index.config, path)
@@ -184,7 +190,7 @@ def _existing_file(index: Index, path: str) -> tuple[str, Path]:
     return source, target
 
 
-def ingest_file(index: Index, path: str) -> IngestResult:
+def ingest_file(index: Ingesting, path: str) -> IngestResult:
     """Ingest or re-ingest one file (absolute path inside a root), replacing its chunks."""
     from minirag_store.convert.converter import convert_file
 
@@ -201,10 +207,8 @@ def ingest_file(index: Index, path: str) -> IngestResult:
     return _write_one(index, document_of(parsed), "file")
 
 
-def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestResult:
-    from minirag_store.index.write.writer import DocumentWriter
-
-    written = list(DocumentWriter(index).write([doc]))
+def _write_one(index: Ingesting, doc: Document, source_type: SourceType) -> IngestResult:
+    written = list(writer_for(index).write([doc]))
     index.after_small_write()  # maintenance is batched across single writes
     chunks = sum(n for _, n in written)
     return {
@@ -216,7 +220,7 @@ def _write_one(index: Index, doc: Document, source_type: SourceType) -> IngestRe
     }
 
 
-def _tasks_for(index: Index, paths: Sequence[str], job: Job) -> list[ParseTask]:
+def _tasks_for(index: Ingesting, paths: Sequence[str], job: Job) -> list[ParseTask]:
     """Expand files and folders into parse tasks; oversized files become warnings."""
     from minirag_store.ingest.scan import scan
 
@@ -242,7 +246,7 @@ def _tasks_for(index: Index, paths: Sequence[str], job: Job) -> list[ParseTask]:
 
 
 def ingest_paths(
-    index: Index, paths: Sequence[str], *, progress: ProgressCallback | None = None
+    index: Ingesting, paths: Sequence[str], *, progress: ProgressCallback | None = None
 ) -> JobStatus:
     """Ingest files and folders (recursively), re-ingesting what is already indexed.
 
@@ -269,7 +273,7 @@ def ingest_paths(
     return job.snapshot()
 
 
-def _check_source_id(index: Index, source: str | None, what: str) -> str:
+def _check_source_id(index: Ingesting, source: str | None, what: str) -> str:
     if source is None or not source.strip():
         raise InvalidArgumentError(f"{what} needs a non-empty source id")
     source = source.strip()
@@ -289,7 +293,7 @@ def _hash_text(text: str) -> str:
 
 
 def ingest_data(
-    index: Index, data: str, source: str, format: str = "text", title: str | None = None
+    index: Ingesting, data: str, source: str, format: str = "text", title: str | None = None
 ) -> IngestResult:
     """Ingest text, markdown or html the caller holds, under the caller's ``source`` id.
 
@@ -312,7 +316,7 @@ def ingest_data(
 
 
 def ingest_url(
-    index: Index, url: str, source: str | None = None, title: str | None = None
+    index: Ingesting, url: str, source: str | None = None, title: str | None = None
 ) -> IngestResult:
     """Fetch an http(s) URL through the SSRF guard, convert it and index it.
 
@@ -356,7 +360,7 @@ _FILE_TYPES: dict[str, str] = {
 }
 
 
-def _convert_fetched(index: Index, fetched: Fetched, title: str | None) -> Converted:
+def _convert_fetched(index: Ingesting, fetched: Fetched, title: str | None) -> Converted:
     """Convert a fetched body by its content type (falling back to the URL's suffix)."""
     from urllib.parse import urlsplit
 
@@ -380,7 +384,9 @@ def _convert_fetched(index: Index, fetched: Fetched, title: str | None) -> Conve
     return _convert_bytes_as_file(index, body, suffix, title)
 
 
-def _convert_bytes_as_file(index: Index, body: bytes, suffix: str, title: str | None) -> Converted:
+def _convert_bytes_as_file(
+    index: Ingesting, body: bytes, suffix: str, title: str | None
+) -> Converted:
     import tempfile
 
     from minirag_store.convert.converter import convert_file

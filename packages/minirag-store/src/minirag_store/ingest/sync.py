@@ -47,8 +47,8 @@ from minirag_store.paths import root_of, source_for_path
 from minirag_store.results import JobStatus
 
 if TYPE_CHECKING:
+    from minirag_store.parts import Ingesting
     from minirag_store.results import ProgressCallback
-    from minirag_store.service import Index
 
 __all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
 
@@ -117,7 +117,7 @@ def _touch(table: Any, touched: list[Parsed]) -> None:
 
 
 def reconcile(
-    index: Index,
+    index: Ingesting,
     job: Job,
     under: Scope,
     progress: ProgressCallback | None = None,
@@ -173,15 +173,15 @@ def reconcile(
 
 
 class SyncManager:
-    """Sync jobs of one Index: background (:meth:`start`) or foreground (:meth:`run`)."""
+    """Sync jobs of one Ingesting: background (:meth:`start`) or foreground (:meth:`run`)."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Ingesting) -> None:
         self._index = index
         self._jobs = JobRegistry()
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Thread] = {}
         self._watch_job: Job | None = None  # the watcher's sync, while it runs
-        self.watching = Watching(index)  # watch mode: the watcher, when one runs
+        self.watching = Watching(index.config, self)  # watch mode: the watcher, when one runs
 
     def _under(self, path: str | None) -> Scope:
         if path is None or not path.strip():

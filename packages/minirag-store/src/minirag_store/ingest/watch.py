@@ -41,7 +41,8 @@ from minirag_store.ingest.changes import (
 from minirag_store.results import JobStatus, WatchBatch
 
 if TYPE_CHECKING:
-    from minirag_store.service import Index
+    from minirag_store.config import Config
+    from minirag_store.ingest.sync import SyncManager
 
 __all__ = ["WHOLE_ROOTS_ABOVE", "Watcher", "Watching"]
 
@@ -66,7 +67,8 @@ OnBatch = Callable[[WatchBatch], None]
 
 
 class Watcher:
-    """Keeps one Index following its roots, in a thread of its own.
+    """Keeps an index following the roots of ``config``, in a thread of its own: each
+    batch of changes is one sync that ``syncs`` runs.
 
     ``force_poll``: poll even where notifications work (RAG_WATCH=poll).
     ``on_batch`` is called (in the watcher's thread) with each applied batch.
@@ -74,14 +76,15 @@ class Watcher:
 
     def __init__(
         self,
-        index: Index,
+        config: Config,
+        syncs: SyncManager,
         *,
         force_poll: bool = False,
         on_batch: OnBatch | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._index = index
-        self._config = index.config
+        self._config = config
+        self._syncs = syncs
         self._force_poll = force_poll
         self._on_batch = on_batch
         self._clock = clock
@@ -225,7 +228,7 @@ class Watcher:
             scopes = batch_scopes(paths)
         started = self._clock()
         try:
-            job = self._index.syncs().run_paths(scopes)
+            job = self._syncs.run_paths(scopes)
         except SyncBusyError:
             return BUSY_RETRY_SECONDS
         except MiniragError as e:  # the sync could not start (a path it refused): kept
@@ -256,11 +259,12 @@ class Watcher:
 
 
 class Watching:
-    """The watch mode of one Index: at most one :class:`Watcher` at a time, started,
+    """The watch mode of one index: at most one :class:`Watcher` at a time, started,
     waited for and stopped here (the facade's watch methods are one line each)."""
 
-    def __init__(self, index: Index) -> None:
-        self._index = index
+    def __init__(self, config: Config, syncs: SyncManager) -> None:
+        self._config = config
+        self._syncs = syncs
         self._lock = threading.Lock()
         self._watcher: Watcher | None = None
 
@@ -269,8 +273,10 @@ class Watching:
         wait until interrupted (KeyboardInterrupt propagates after a clean stop)."""
         with self._lock:
             if self._watcher is None:
-                force = self._index.config.watch == "poll"
-                self._watcher = Watcher(self._index, force_poll=force, on_batch=on_batch)
+                force = self._config.watch == "poll"
+                self._watcher = Watcher(
+                    self._config, self._syncs, force_poll=force, on_batch=on_batch
+                )
                 self._watcher.start()
             watcher = self._watcher
         if block:
@@ -291,7 +297,7 @@ class Watching:
         if watcher is None:
             return
         watcher.stop(timeout=0)
-        self._index.syncs().cancel_all()  # the sync it runs, if any
+        self._syncs.cancel_all()  # the sync it runs, if any
         watcher.wait(30.0)
 
     def state(self) -> tuple[str, str | None]:

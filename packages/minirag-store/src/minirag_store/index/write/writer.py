@@ -38,7 +38,8 @@ from minirag_store.locators import encode as encode_locator
 if TYPE_CHECKING:
     import numpy as np
 
-    from minirag_store.service import Index
+    from minirag_store.index.embed.embedding import Embedder
+    from minirag_store.index.table import ChunkTable
 
 __all__ = [
     "COMMIT_SECONDS",
@@ -124,17 +125,25 @@ class _Window:
 
 
 class DocumentWriter:
-    """Writes documents into an :class:`~minirag_store.service.Index`'s table.
+    """Writes documents into ``table``, embedded by ``embedder``, chunked to ``budget``
+    tokens (RAG_CHUNK_TOKENS).
 
     Use :meth:`write` for any number of documents, then :meth:`finish` once (index
     refresh + compaction). Not thread-safe: one writer per batch. ``clock`` is the time
     source for :data:`COMMIT_SECONDS` (a test can pass its own).
     """
 
-    def __init__(self, index: Index, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._embedder = index.embedder()
-        self._table = index.table()
-        self._budget = index.config.chunk_token_budget
+    def __init__(
+        self,
+        embedder: Embedder,
+        table: ChunkTable,
+        budget: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._embedder = embedder
+        self._table = table
+        self._budget = budget
         self._clock = clock
         self._window = _Window()
         self._last_commit = clock()
