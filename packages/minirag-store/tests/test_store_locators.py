@@ -229,7 +229,7 @@ def test_rows_stay_right_where_a_long_table_repeats_its_header():
 
     from minirag_chunker import chunk_markdown
     from minirag_store.convert.marks import table_marks
-    from minirag_store.index.write.locate import locate
+    from minirag_store.index.write.chunk_locators import locate
 
     rows = [f"| row-{n} | {'word ' * 6}|" for n in range(2, 400)]
     markdown = "## Ledger\n| Name | Words |\n| --- | --- |\n" + "\n".join(rows)

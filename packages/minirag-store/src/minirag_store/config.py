@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from minirag_store import variables as v
+from minirag_store.dbpath import URI, object_store_uri, secrets_of, storage_options
 from minirag_store.errors import ConfigError
-from minirag_store.location import URI, object_store_uri, secrets_of, storage_options
 from minirag_store.settings import (
     read_bool,
     read_choice,

@@ -59,8 +59,8 @@ def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListR
     from minirag_chunker import SCHEME_VERSION
 
     from minirag_store.convert.formats import IMAGE_EXTENSIONS
+    from minirag_store.index.storage.connection import table_absent
     from minirag_store.index.storage.schema import TABLE_NAME
-    from minirag_store.index.storage.storage import table_absent
     from minirag_store.ingest.scan import scan
 
     scopes = normalize_scopes(scope)
@@ -103,8 +103,8 @@ def list_documents(index: Stored) -> list[DocumentRow]:
     link now leads out is left out, whatever the index still holds); data and web pages
     always. Read from the index summary: no scan of the roots, no text or vector read.
     """
+    from minirag_store.index.storage.connection import table_absent
     from minirag_store.index.storage.schema import TABLE_NAME
-    from minirag_store.index.storage.storage import table_absent
 
     if table_absent(index.config.db_uri, TABLE_NAME):
         return []

@@ -23,8 +23,8 @@ from minirag_store.budget import utf8_bytes
 from minirag_store.config import Config, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.loading import MODEL, existing_table, new_table, preload
+from minirag_store.index.storage.connection import store_errors_on
 from minirag_store.index.storage.schema import check_dims
-from minirag_store.index.storage.storage import store_errors_on
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,

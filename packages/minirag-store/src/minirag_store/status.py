@@ -102,7 +102,7 @@ def _index_fields(config: Config) -> StatusResult:
     # a corrupt or unreadable index is reported, not raised: status is the diagnosis tool
     except Exception as e:
         if config.db_remote is not None:  # the store's own text is long and may echo secrets
-            from minirag_store.index.storage.storage import unavailable
+            from minirag_store.index.storage.connection import unavailable
 
             return {"indexError": str(unavailable(config, e, "read"))}
         return {"indexError": f"Cannot read the index at {config.db_path}: {e}"}
@@ -126,8 +126,8 @@ def _summary(config: Config) -> IndexSummary | None:
     else from the table (always on object storage: no local file there is current);
     None when there is no index, or a local one without its table yet (no import either)."""
     from minirag_store.index.storage import summary
+    from minirag_store.index.storage.connection import table_absent
     from minirag_store.index.storage.schema import TABLE_NAME
-    from minirag_store.index.storage.storage import table_absent
 
     if config.db_path is not None:
         current = summary.load(config.db_path)

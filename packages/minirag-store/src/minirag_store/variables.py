@@ -1,6 +1,6 @@
 """Every environment variable the store reads, declared once (:class:`Setting` records).
 
-:func:`minirag_store.config.load_config` (and :mod:`minirag_store.location`) read each
+:func:`minirag_store.config.load_config` (and :mod:`minirag_store.dbpath`) read each
 value through its record, so the default, the range and the message for a bad value are
 the record's; README's configuration table is printed from :data:`SETTINGS` (with the MCP
 shell's ``RAG_HTTP_*``, declared in ``minirag_mcp.variables``) by ``bench/readme.py``, and

@@ -2,9 +2,9 @@
 
 A converter returns its markdown with *marks*: ``(offset, place)`` pairs in document
 order, each saying "from this character on, the text is on this page / slide / sheet
-row / chapter". The writer (:mod:`minirag_store.index.write.locate`) gives each chunk the places
-its body covers. Marks are data beside the markdown, never text in it: nothing a reader
-sees or a vector is made from changes.
+row / chapter". The writer (:mod:`minirag_store.index.write.chunk_locators`) gives
+each chunk the places its body covers. Marks are data beside the markdown, never text
+in it: nothing a reader sees or a vector is made from changes.
 
 ``place`` keys: ``page`` (1-based PDF page), ``slide`` (the deck's slide number),
 ``sheet`` + ``row`` (a spreadsheet's sheet name and row: the header row is 1, as in a

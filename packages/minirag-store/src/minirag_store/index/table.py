@@ -39,6 +39,7 @@ from minirag_store.index.search.searcher import Searcher, VectorPass
 from minirag_store.index.search.vectors import VectorSnapshot, hit_columns
 from minirag_store.index.storage import commits, summary, upkeep
 from minirag_store.index.storage import keyword_column as kwcol
+from minirag_store.index.storage.connection import Location, Options, local_folder, open_lance_table
 from minirag_store.index.storage.fragments import (
     arrow_rows,
     commit_replace,
@@ -59,7 +60,6 @@ from minirag_store.index.storage.schema import (
     sql_str,
     stored_model,
 )
-from minirag_store.index.storage.storage import Location, Options, local_folder, open_lance_table
 from minirag_store.index.storage.summary import IndexSummary, SourceMeta
 
 Ann = AnnSettings | None

@@ -282,7 +282,7 @@ def take_sync_guard(config: Config) -> SyncLock | SyncLease:
     except SyncBusyError:
         raise
     except Exception as e:  # the lease's store failed: say which, without secrets
-        from minirag_store.index.storage.storage import unavailable
+        from minirag_store.index.storage.connection import unavailable
 
         raise unavailable(config, e, "take the sync lease of") from e
     return lock
@@ -299,7 +299,7 @@ def failure_text(config: Config, error: Exception) -> str:
     """What broke, for a job's error: on object storage, the store's failure named by its
     URI with every credential masked (the raw text is long and may echo them)."""
     if config.db_remote is not None:
-        from minirag_store.index.storage.storage import unavailable
+        from minirag_store.index.storage.connection import unavailable
 
         return str(unavailable(config, error, "write to"))
     return f"{type(error).__name__}: {error}"

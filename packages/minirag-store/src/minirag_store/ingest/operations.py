@@ -1,13 +1,12 @@
 """Ingestion entry points: one file, many paths, caller-held data, and URLs.
 
-Everything ends in :class:`minirag_store.index.write.writer.DocumentWriter`, which chunks, embeds
-in batches across documents and replaces each source atomically. Many files go through
+Everything ends in a :class:`~minirag_store.index.write.writer.DocumentWriter` (chunks,
+embeds in batches across documents, replaces each source atomically). Many files go through
 :func:`write_parsed`, the engine sync shares: worker processes parse
-(:mod:`minirag_store.ingest.workers`) while this process embeds, and the writer's
-``finish()`` (keyword-index refresh + compaction) runs once per batch of work, not per
-file; single-source writes leave it to :meth:`Ingesting.after_small_write`, which runs it
-every few writes and at close. None of these take the sync lock: single-file ingests are
-never blocked by a sync.
+(:mod:`minirag_store.ingest.workers`) while this process embeds; the writer's ``finish()``
+(keyword-index refresh + compaction) runs once per batch, while single-source writes leave
+it to ``after_small_write`` (every few writes and at close). None of these take the sync
+lock: single-file ingests are never blocked by a sync.
 """
 
 from __future__ import annotations

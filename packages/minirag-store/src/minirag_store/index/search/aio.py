@@ -19,8 +19,8 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from minirag_store.index.storage.connection import consistency, session
 from minirag_store.index.storage.native import import_lancedb
-from minirag_store.index.storage.storage import consistency, session
 
 __all__ = ["AsyncTable"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.index.storage.connection import local_folder
 from minirag_store.index.storage.schema import in_values
-from minirag_store.index.storage.storage import local_folder
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -20,8 +20,8 @@ __all__ = [
 
 #: Native memory settings of this process, applied once before the first onnxruntime
 #: session (:mod:`~minirag_store.index.embed.onnx_encoder`) or LanceDB session
-#: (:func:`~minirag_store.index.storage.storage.session`) starts its threads; a variable already set
-#: in the environment wins. Measured with
+#: (:func:`~minirag_store.index.storage.connection.session`) starts its threads; a
+#: variable already set in the environment wins. Measured with
 #: ``bench/sync_memory.py`` (peak RSS by phase of a full sync):
 #:
 #: * ``MALLOC_ARENA_MAX``: glibc gives each thread that contends for the heap an arena of
@@ -96,7 +96,7 @@ def quiet_engine_logs() -> None:
 def import_lancedb() -> Any:
     """The ``lancedb`` module, imported once this module's settings are in place (the log
     level is read when LanceDB is first imported). Every way into LanceDB comes here first:
-    :mod:`~minirag_store.index.storage.storage`, :mod:`~minirag_store.index.search.aio` and the
+    :mod:`~minirag_store.index.storage.connection`, :mod:`~minirag_store.index.search.aio` and the
     preload of :mod:`~minirag_store.index.loading`."""
     quiet_engine_logs()
     bound_native_memory()

@@ -47,8 +47,8 @@ ROW_FIELDS = (
     "source", "source_type", "title", "chunk_index", "text", "body_start", "parent_id",
     "file_hash", "mtime", "size", "ocr_engine", "scheme_version", "locator",
 )  # fmt: skip
-#: Where a chunk is in its source (JSON, :mod:`minirag_store.index.write.locate`). Indexes made
-#: before it lack the column until their first write adds it (:func:`missing_columns`);
+#: Where a chunk is in its source (JSON, :mod:`minirag_store.index.write.chunk_locators`).
+#: Indexes made before it lack the column until their first write adds it (:func:`missing_columns`);
 #: a NULL says "written before locators" and makes the next sync re-read that source.
 LOCATOR = "locator"
 

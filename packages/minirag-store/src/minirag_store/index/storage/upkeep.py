@@ -172,9 +172,10 @@ def drop_old_versions(table: Any, *, shared: bool = False) -> None:
     local index that risk is taken on purpose.
 
     ``shared`` (an index on object storage, read by other machines whose table handles
-    may be a second behind, :data:`~minirag_store.index.storage.storage.REMOTE_CONSISTENCY`): only
-    versions superseded more than :data:`SUPERSEDED_GRACE` ago go (measured on moto: a
-    reader querying through three re-syncs hit a deleted data file without this).
+    may be a second behind,
+    :data:`~minirag_store.index.storage.connection.REMOTE_CONSISTENCY`): only versions
+    superseded more than :data:`SUPERSEDED_GRACE` ago go (measured on moto: a reader
+    querying through three re-syncs hit a deleted data file without this).
     """
     older_than = _superseded_cutoff(table) if shared else timedelta(0)
     # Lance's cleanup itself: LanceDB's optimize(cleanup_older_than=...) would compact and

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from minirag_store.index.embed.embed_inputs import embed_texts
 from minirag_store.index.storage.schema import parent_key
 from minirag_store.index.text.readable import readable
-from minirag_store.index.write.locate import locate
+from minirag_store.index.write.chunk_locators import locate
 from minirag_store.locators import encode as encode_locator
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""Where the index lives: a local folder, or an object store LanceDB opens (s3://, gs://, az://).
+"""The connection to where the index lives: a local folder, or an object store LanceDB opens
+(s3://, gs://, az://).
 
 LanceDB reads and writes both through its own object store; this module only connects
 with the configured storage options and turns the store's failures into one clear
@@ -17,10 +18,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
+from minirag_store.dbpath import object_store_uri
 from minirag_store.errors import IndexUnavailableError, MiniragError
 from minirag_store.index.storage.creation import create_once
 from minirag_store.index.storage.native import import_lancedb
-from minirag_store.location import object_store_uri
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
