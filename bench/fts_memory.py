@@ -73,8 +73,10 @@ def child(db: Path, operation: str) -> dict:
     """Run ``operation`` on a copy of ``db`` in this process; its peak RSS increase."""
     from minirag_store.index.storage import upkeep
     from minirag_store.index.storage.native import import_lancedb, release_free_memory
+    from minirag_store.process import configure
 
-    lancedb = import_lancedb()  # with the store's native settings, as a sync runs
+    configure()  # the shells' native settings, as a sync runs
+    lancedb = import_lancedb()
     work = Path(tempfile.mkdtemp(prefix="fts-memory-"))
     try:
         shutil.copytree(db, work / "db")

@@ -81,10 +81,10 @@ def measure(mode: str) -> dict[str, dict[str, float]]:
         fragments_from_json,
         write_fragments,
     )
-    from minirag_store.index.storage.native import bound_native_memory
     from minirag_store.index.storage.schema import in_sources
+    from minirag_store.process import configure
 
-    bound_native_memory()  # as the store runs
+    configure()  # as the shells run the store
     rng = np.random.default_rng(0)
     table = lancedb.connect(tempfile.mkdtemp()).create_table("t", _rows(0, 40, rng))
     table.alter_columns({"path": "id", "nullable": False})  # the store's primary key

@@ -19,7 +19,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from minirag_store.process import configure
+
 RESULTS = Path(__file__).resolve().parent / "results"
+
+# Every bench that writes here measures the store as the shells run it: with the process
+# settings their entry points apply (engine log level, native memory bounds).
+configure()
 
 
 #: A vector search's inner loop at 100k chunks: one matrix-vector product over this many

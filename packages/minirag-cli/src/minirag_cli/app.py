@@ -314,4 +314,7 @@ def delete(
 
 def main() -> None:
     """The ``minirag-cli`` console script."""
+    from minirag_store.process import configure
+
+    configure()  # the process's engine log level and native memory, before any thread
     app(prog_name="minirag-cli")

@@ -99,6 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.WARNING, stream=sys.stderr, format="minirag-mcp %(levelname)s: %(message)s"
     )
     from minirag_store import Index
+    from minirag_store.process import configure
+
+    configure()  # the process's engine log level and native memory, before any thread
 
     if args.command == "status":
         index = Index.open(

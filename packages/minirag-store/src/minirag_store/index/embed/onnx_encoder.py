@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from minirag_store.index.storage.native import bound_native_memory
-
 if TYPE_CHECKING:
     import numpy as np
     from tokenizers import Tokenizer
@@ -157,7 +155,6 @@ class OnnxEncoder:
         """
         import onnxruntime as ort
 
-        bound_native_memory()  # before the session's threads start
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Batch ingest is unaffected within noise: its operators run long enough that the

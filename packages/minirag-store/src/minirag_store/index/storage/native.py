@@ -1,4 +1,5 @@
-"""Settings of the native (non-Python) code this process runs. Bounds on its memory:
+"""Settings of the native (non-Python) code a minirag process runs, applied by its entry
+point (:func:`minirag_store.process.configure`), never on import. Bounds on its memory:
 glibc's arenas and mapping threshold, and Lance's full-text index builds, which grew a
 sync's peak with the corpus (``bench/sync_memory.py``; tracemalloc sees none of them: the
 bench reads RSS by phase). And the level of LanceDB's and Lance's own log lines.
@@ -18,7 +19,7 @@ __all__ = [
     "release_free_memory",
 ]
 
-#: Native memory settings of this process, applied once before the first onnxruntime
+#: Native memory settings of the process, applied once before the first onnxruntime
 #: session (:mod:`~minirag_store.index.embed.onnx_encoder`) or LanceDB session
 #: (:func:`~minirag_store.index.storage.connection.session`) starts its threads; a
 #: variable already set in the environment wins. Measured with
@@ -94,12 +95,10 @@ def quiet_engine_logs() -> None:
 
 
 def import_lancedb() -> Any:
-    """The ``lancedb`` module, imported once this module's settings are in place (the log
-    level is read when LanceDB is first imported). Every way into LanceDB comes here first:
-    :mod:`~minirag_store.index.storage.connection`, :mod:`~minirag_store.index.search.aio` and the
-    preload of :mod:`~minirag_store.index.loading`."""
-    quiet_engine_logs()
-    bound_native_memory()
+    """The ``lancedb`` module. Every way into LanceDB comes here:
+    :mod:`~minirag_store.index.storage.connection`, :mod:`~minirag_store.index.search.aio`
+    and the preload of :mod:`~minirag_store.index.loading`. The settings above are the
+    entry point's to apply, before this (:func:`minirag_store.process.configure`)."""
     import lancedb
 
     return lancedb
