@@ -6,8 +6,8 @@ Why: every query's answer is counted in the model's tokens before it is returned
 trimmed version tried: ~3-4 ms of a 15-20 ms query at 100k chunks. The counter remembers
 the pieces it encoded; cut at whitespace, a trimmed answer shares only the pieces before
 its first change, cut before quotes (a BERT tokenizer makes every ``"`` a token of its
-own, ``minirag_chunker.tokens.quotes_stand_alone``), each hit's text and section is a
-piece wherever it stands.
+own: ``minirag_store.index.embed.counter.quotes_stand_alone``), each hit's text and
+section is a piece wherever it stands.
 
 The answers are real: ``--queries`` SciFact/NFCorpus queries through ``Index.query`` with
 no budget, over ``bench/scale.py``'s cached base index (real chunks, real model). Each
@@ -79,12 +79,12 @@ def main() -> None:
 
 def fit_both(answers: list[dict], budget: int, tokenizer: Path) -> dict:
     """Each answer fitted to ``budget`` both ways (a fresh counter each), timed."""
-    from minirag_chunker import counter_from_tokenizer_file
     from minirag_store.budget import fit_query
+    from minirag_store.index.embed.counter import budget_counter
 
     figures, fitted = {}, {}
     for way, quotes in {"whitespace": False, "quotes": True}.items():
-        count = counter_from_tokenizer_file(tokenizer, quotes=quotes)
+        count = budget_counter(tokenizer, quotes=quotes)
         times, out = [], []
         for answer in answers:
             start = time.perf_counter()

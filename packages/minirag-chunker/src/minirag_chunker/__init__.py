@@ -19,7 +19,7 @@ from minirag_chunker.errors import (
     TokenizerLoadError,
 )
 from minirag_chunker.model import SCHEME_VERSION, Category, Chunked, Section, Unit
-from minirag_chunker.tokens import counter_from_tokenizer_file
+from minirag_chunker.tokens import counter_from_tokenizer_file, load_tokenizer
 from minirag_chunker.verify import DEFAULT_RECOUNT, RECOUNT_EVERY_UNIT, RecountPolicy
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "Unit",
     "chunk_markdown",
     "counter_from_tokenizer_file",
+    "load_tokenizer",
     "normalize_markdown",
     "reconstruct_document",
     "reconstruct_section",

@@ -16,14 +16,12 @@ Counter = Callable[[str], int]
 GUESS_SHARE = 0.9
 
 
-def counter_from_tokenizer_file(path: str | PathLike[str], *, quotes: bool = True) -> Counter:
-    """A token counter for the tokenizer in ``path`` with truncation and padding both off.
+def load_tokenizer(path: str | PathLike[str]) -> Any:
+    """The ``tokenizers.Tokenizer`` in ``path`` with truncation and padding both off.
 
     The tokenizer an embedding library hands out usually truncates at the model's maximum;
     a counter built on it cannot tell 128 tokens from 900 and would call every text
-    "within budget". Special tokens are not counted: the budget leaves room for them.
-    ``quotes`` False: a long text is cut at whitespace only, even where the tokenizer
-    would allow cutting it at quotes (``bench/budget.py`` times both).
+    "within budget". Raises :class:`TokenizerLoadError` for a missing or invalid file.
     """
     from tokenizers import Tokenizer  # a declared dependency, imported on first use
 
@@ -37,47 +35,27 @@ def counter_from_tokenizer_file(path: str | PathLike[str], *, quotes: bool = Tru
         ) from exc
     tokenizer.no_truncation()
     tokenizer.no_padding()
+    return tokenizer
+
+
+def counter_from_tokenizer_file(path: str | PathLike[str]) -> Counter:
+    """A token counter for the tokenizer in ``path`` (:func:`load_tokenizer`). Special
+    tokens are not counted: the budget leaves room for them. A long text is encoded in
+    pieces cut at whitespace (:func:`split_at_whitespace`) on all cores."""
+    tokenizer = load_tokenizer(path)
     encode = tokenizer.encode
     # Offsets are never read here: ``encode_batch_fast`` (newer tokenizers; older ones lack
-    # it) skips them and gives the same tokens: a 16 KB answer counted 2.75 -> 2.17 ms.
+    # it) skips them and gives the same tokens.
     encode_batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-    # Counts of recent pieces of long texts. The response budget counts an answer, then
-    # trimmed versions of it: pieces they share are not encoded again. Cut at whitespace,
-    # a trimmed answer shares the pieces before its first change (an over-budget answer
-    # at a million chunks: ~3 whole counts -> ~1.5); cut at quotes, each hit's text and
-    # section is a piece of its own wherever it stands, so a trimmed answer (and a later
-    # answer showing the same sections) re-encodes only the short JSON around them.
-    known: dict[str, int] = {}
-    at_quotes = quotes and quotes_stand_alone(tokenizer)
-    split = split_at_quotes if at_quotes else split_at_whitespace
-    # Cut at quotes, an answer is worth cutting from a few of its hits on: the response
-    # budget counts each trimmed version it tries (~10 of an answer over the budget).
-    whole_below = 4 * LONG_STRETCH if at_quotes else 2 * SPLIT_CHARS
 
     def count_tokens(text: str) -> int:
         """Number of tokens in ``text`` (no special tokens, no truncation)."""
-        if len(text) < whole_below:
+        if len(text) < 2 * SPLIT_CHARS:
             return len(encode(text, add_special_tokens=False))
-        # A long text (a whole answer the response budget checks) is counted in pieces
-        # that the tokenizer encodes on all cores (``encode_batch``).
-        pieces = split(text, SPLIT_CHARS)
-        counts = {piece: n for piece in pieces if (n := known.get(piece)) is not None}
-        new = [piece for piece in dict.fromkeys(pieces) if piece not in counts]
-        if new:
-            encoded = encode_batch(new, add_special_tokens=False)
-            fresh = {piece: len(e) for piece, e in zip(new, encoded, strict=True)}
-            if len(known) + len(fresh) > MEMO_PIECES:
-                known.clear()  # a bound, not an LRU: what matters is the last few answers
-            known.update(fresh)  # (threads may share the counter: each sums its own counts)
-            counts.update(fresh)
-        return sum(counts[piece] for piece in pieces)
+        pieces = split_at_whitespace(text, SPLIT_CHARS)
+        return sum(len(e) for e in encode_batch(pieces, add_special_tokens=False))
 
     return count_tokens
-
-
-#: Pieces whose counts a counter remembers (~4 MB of text at most: a piece is at most
-#: twice :data:`SPLIT_CHARS`).
-MEMO_PIECES = 512
 
 
 #: Characters per piece when a long text is counted in parallel.
@@ -106,50 +84,6 @@ def split_at_whitespace(text: str, size: int) -> list[str]:
 
 
 _RUN_START = re.compile(r"(?<=\S)\s")
-
-
-def quotes_stand_alone(tokenizer: Any) -> bool:
-    """Whether ``tokenizer`` makes every ``"`` a token of its own, whatever stands beside
-    it, and normalises character by character: BERT's pre-tokenizer (every punctuation
-    character is a word of its own) and normaliser, as in all-MiniLM-L6-v2 and the BGE
-    models. Then a text's count is the sum of its pieces' when it is cut before any quote
-    (:func:`split_at_quotes`). SentencePiece and byte-level BPE tokenizers keep a quote
-    with the word beside it: their texts are cut at whitespace only."""
-    from tokenizers import normalizers, pre_tokenizers
-
-    normalizer = tokenizer.normalizer
-    return isinstance(tokenizer.pre_tokenizer, pre_tokenizers.BertPreTokenizer) and (
-        normalizer is None or isinstance(normalizer, normalizers.BertNormalizer)
-    )
-
-
-#: A stretch between two quotes at least this long is a piece of its own (see
-#: :func:`split_at_quotes`): an answer's hit texts and sections, not its keys and numbers.
-LONG_STRETCH = 256
-_LONG_STRETCH = re.compile(f'"[^"]{{{LONG_STRETCH},}}')
-
-
-def split_at_quotes(text: str, size: int) -> list[str]:
-    """``text`` in consecutive pieces, each long stretch between two quotes (a JSON
-    string's value: a hit's text, a section) a piece of its own from its opening quote,
-    so the same value is the same piece in every answer that holds it; the text between
-    such stretches is joined. A piece over twice ``size`` characters is cut further at
-    whitespace (:func:`split_at_whitespace`). Exact only for a tokenizer where
-    :func:`quotes_stand_alone`."""
-    pieces: list[str] = []
-    start = 0
-    for found in _LONG_STRETCH.finditer(text):
-        if found.start() > start:
-            pieces.extend(_at_most(text[start : found.start()], size))
-        pieces.extend(_at_most(found.group(), size))
-        start = found.end()
-    if start < len(text) or not pieces:
-        pieces.extend(_at_most(text[start:], size))
-    return pieces
-
-
-def _at_most(piece: str, size: int) -> list[str]:
-    return [piece] if len(piece) <= 2 * size else split_at_whitespace(piece, size)
 
 
 def _run_start(text: str, at: int) -> int:

@@ -15,7 +15,7 @@ How a model is loaded:
   warning says so: its threads spin-wait after each query, costing query CPU).
 
 The token counter is the model folder's ``tokenizer.json`` with truncation and padding
-off (:func:`minirag_chunker.counter_from_tokenizer_file`). fastembed, onnxruntime and
+off (:func:`minirag_store.index.embed.counter.budget_counter`). fastembed, onnxruntime and
 huggingface_hub are imported here, lazily, never at package import.
 """
 
@@ -228,10 +228,12 @@ def tokenizer_counter(config: Config) -> Callable[[str], int] | None:
 
 
 def _counter(config: Config, folder: Path) -> Callable[[str], int]:
-    from minirag_chunker import TokenizerLoadError, counter_from_tokenizer_file
+    from minirag_chunker import TokenizerLoadError
+
+    from minirag_store.index.embed.counter import budget_counter
 
     try:
-        return counter_from_tokenizer_file(folder / "tokenizer.json")
+        return budget_counter(folder / "tokenizer.json")
     except TokenizerLoadError as e:
         raise _load_error(config, e) from e
 
