@@ -7,6 +7,8 @@ everything else is the real table in ``tmp_path``.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -67,24 +69,38 @@ def test_failed_write_leaves_previous_version(table):
     assert [r["text"] for r in table.source_chunks("/d/a.md")] == ["kept text"]
 
 
-def test_a_new_source_gets_its_rows_once_when_another_writer_adds_it_meanwhile(
-    tmp_path, monkeypatch
-):
+class _AddsAfter:
+    """A LanceDB table whose ``add`` first lets another writer in (a race, on cue)."""
+
+    def __init__(self, table: Any, before: Callable[[], None]) -> None:
+        self._table, self._before = table, before
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def add(self, *args: Any, **kwargs: Any) -> Any:
+        self._before()
+        return self._table.add(*args, **kwargs)
+
+
+def test_a_new_source_gets_its_rows_once_when_another_writer_adds_it_meanwhile(tmp_path):
     """A new source is appended (no merge over the stored rows); another process adding
     the same new source between this writer's check and its commit must not leave both
     copies: the later writer sees them and writes its version once."""
-    ours = ChunkTable.open(tmp_path / "db", "m", DIM)
     theirs = ChunkTable.open(tmp_path / "db", "m", DIM)  # another process's handle
-    put(ours, "/d/kept.md", ["an older file"])
-    append = ours._tbl.add
+    put(theirs, "/d/kept.md", ["an older file"])
+    racing = True
 
-    def add_after_theirs(data, *args, **kwargs):
-        put(theirs, "/d/new.md", ["their first", "their second", "their third"])
-        return append(data, *args, **kwargs)
+    def their_write() -> None:
+        nonlocal racing
+        if racing:
+            racing = False
+            put(theirs, "/d/new.md", ["their first", "their second", "their third"])
 
-    monkeypatch.setattr(ours._tbl, "add", add_after_theirs)
+    lance = lance_table(tmp_path / "db")
+    ours = ChunkTable(_AddsAfter(lance, their_write), tmp_path / "db", "m", DIM)
     put(ours, "/d/new.md", ["our first", "our second"])
-    monkeypatch.undo()
+    assert not racing  # their write did land between our check and our commit
     texts = [r["text"] for r in ours.source_chunks("/d/new.md")]
     assert texts == ["our first", "our second"]
     assert ours.chunk_count("/d/new.md") == 2

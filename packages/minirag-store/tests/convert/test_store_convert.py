@@ -23,7 +23,7 @@ _SKIP_REQUIRES = ("exiftool", "audio", "OCR")
 #: markitdown's own placeholder for an inlined picture; we remove those pictures on purpose.
 _STRIPPED_PLACEHOLDER = "data:image/png;base64..."
 #: The root conftest's ``fixtures`` (tests/fixtures); read here only to parametrize.
-_MARKITDOWN = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "markitdown"
+_MARKITDOWN = Path(__file__).resolve().parents[4] / "tests" / "fixtures" / "markitdown"
 
 
 @pytest.fixture(scope="module")

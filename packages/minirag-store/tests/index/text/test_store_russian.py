@@ -294,8 +294,9 @@ def test_hybrid_is_no_worse_than_keywords_when_the_vector_side_is_noise(xquad_in
     from minirag_store import Index
 
     index, questions = xquad_index
-    keyword_only = Index(replace(index.config, hybrid_weight=1.0))
-    keyword_only._embedder_obj, keyword_only._table_obj = index.embedder(), index.table()
+    keyword_only = Index(
+        replace(index.config, hybrid_weight=1.0), embedder=index.embedder(), table=index.table()
+    )
     assert len(questions) > 150
     hybrid = sum(_reciprocal_rank(index, q, stem) for q, stem in questions)
     keyword = sum(_reciprocal_rank(keyword_only, q, stem) for q, stem in questions)

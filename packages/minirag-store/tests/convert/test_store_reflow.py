@@ -16,7 +16,7 @@ from minirag_store.config import Config, load_config
 from minirag_store.convert.converter import convert_file
 from minirag_testkit.prose import KINDS, Article, prose_pdf
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[4].parent / "shared" / "data"
 
 PARAGRAPHS = [
     "Glacier survey drones mapped the northern fjord twice during the storm season, and "

@@ -126,9 +126,7 @@ def id_index(tmp_path_factory, model_env, write_docs):
 def _variant(index, **changes):
     from minirag_store import Index
 
-    other = Index(replace(index.config, **changes))
-    other._embedder_obj, other._table_obj = index.embedder(), index.table()
-    return other
+    return Index(replace(index.config, **changes), embedder=index.embedder(), table=index.table())
 
 
 @pytest.mark.parametrize(("fusion", "weight"), [(f, w) for f in FUSIONS for w in WEIGHTS[f]])
