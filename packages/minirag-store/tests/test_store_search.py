@@ -29,7 +29,8 @@ def test_result_shape_sources_and_parents(corpus_index):
     index, root = corpus_index
     result = index.query("supplier payment run", top_k=5)
     hit = result["results"][0]
-    assert set(hit) == {"src", "chunkIndex", "score", "distance", "locator", "parent", "text"}
+    # no locator: a short text file has no page and its heading is its title
+    assert set(hit) == {"src", "chunkIndex", "score", "distance", "parent", "text"}
     summary = result["sources"][hit["src"]]
     assert summary == {
         "displayPath": "en/invoices.md",
@@ -40,8 +41,8 @@ def test_result_shape_sources_and_parents(corpus_index):
     assert result["roots"] == [str(root)]  # the absolute path: roots[root] + displayPath
     # a markdown file has no pages: where the hit is, is its heading path, left out when
     # it is only the title (the source says that); the passage does not repeat it
-    assert set(hit["locator"]) <= {"headingPath"}
-    assert hit["locator"].get("headingPath", summary["title"]).startswith("Accounts payable")
+    assert set(hit.get("locator", {})) <= {"headingPath"}
+    assert hit.get("locator", {}).get("headingPath", summary["title"]).startswith("Accounts")
     assert not hit["text"].startswith("Accounts payable")
     assert "purchase order" in result["parents"][hit["parent"]]
     assert len(result["parents"]) == len(set(result["parents"]))  # each section once

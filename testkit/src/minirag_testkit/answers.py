@@ -17,17 +17,19 @@ __all__ = ["expand", "hit_sources", "shown"]
 
 def expand(answer: Mapping[str, Any]) -> dict[str, Any]:
     """``answer`` with each source given its ``source`` (the absolute path of a file) and
-    each hit its source's ``source``, ``title``, ``displayPath``
-    and ``stale`` (when true), and ``parentId`` (the key of its section in ``parents``,
+    each hit its source's ``source``, ``title`` (the file's name when the wire leaves it
+    out), ``displayPath`` and ``stale`` (when true), its ``locator`` (``{}`` when the wire
+    leaves it out), and ``parentId`` (the key of its section in ``parents``,
     here a dict, or None); the rest as returned."""
     sources = [_with_source(answer, s) for s in answer["sources"]]
     hits = []
     for hit in answer["results"]:
         summary = sources[hit["src"]]
         full = {
+            "locator": {},  # absent on the wire when empty
             **hit,
             "source": summary["source"],
-            "title": summary["title"],
+            "title": _title(summary),
             "displayPath": summary["displayPath"],
             "parentId": str(hit["parent"]) if "parent" in hit else None,
         }
@@ -36,6 +38,14 @@ def expand(answer: Mapping[str, Any]) -> dict[str, Any]:
         hits.append(full)
     parents = {str(i): text for i, text in enumerate(answer["parents"])}
     return {**answer, "results": hits, "sources": sources, "parents": parents}
+
+
+def _title(summary: Mapping[str, Any]) -> str:
+    """A source's title; absent on the wire when it is only the file's name, which is then
+    the title (underscores as spaces, as ``convert.titles.stem_title`` makes it)."""
+    if "title" in summary:
+        return summary["title"]
+    return " ".join(PurePath(summary["displayPath"]).stem.replace("_", " ").split())
 
 
 def _with_source(answer: Mapping[str, Any], summary: Mapping[str, Any]) -> dict[str, Any]:

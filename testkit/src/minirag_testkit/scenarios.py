@@ -103,31 +103,35 @@ SYNC_JOB = {
         "failed": ["string"],
     },
 }
+#: A hit's locator is absent when empty, a source's title when it is the file's name.
 QUERY = {
     "results": [
         {
             "src": "number",
-            "text": "string",
             "chunkIndex": "number",
             "score": "number",
             "distance": "number",
             "locator": {"headingPath": "string"},
+            "text": "string",
             "parent": "number",
         },
         {
             "src": "number",
-            "text": "string",
             "chunkIndex": "number",
             "score": "number",
             "distance": "number",
-            "locator": {},
+            "text": "string",
             "parent": "number",
         },
     ],
-    "sources": [{"title": "string", "hits": "number", "displayPath": "string", "root": "number"}],
+    "sources": [
+        {"displayPath": "string", "title": "string", "hits": "number", "root": "number"},
+        {"displayPath": "string", "hits": "number", "root": "number"},
+    ],
     "roots": ["string"],
     "parents": ["string"],
 }
+
 NEIGHBORS = {
     "source": "string",
     "chunks": [

@@ -211,21 +211,28 @@ def show_query(result: QueryResult, query: str) -> None:
         source = result["sources"][hit["src"]]
         distance = "" if hit["distance"] is None else f"  distance {hit['distance']:.3f}"
         out.print(f"{rank}. ", style="bold", end="")
-        place = describe(hit["locator"])
+        locator = hit.get("locator", {})
+        place = describe(locator)
         out.print(source["displayPath"], style="cyan", end="")
         out.print(f" {place}" if place else "", style="cyan", end="")
-        out.print(f"  #{hit['chunkIndex']}  {source['title']}", style="bold", end="")
+        out.print(f"  #{hit['chunkIndex']}  {_title(source)}", style="bold", end="")
         out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
         out.print(_STALE if source.get("stale") else "", style="yellow")
-        if heading := hit["locator"].get("headingPath"):
+        if heading := locator.get("headingPath"):
             out.print(f"   § {heading}", style="dim")
         out.print(_passage(hit["text"], terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for s in result["sources"]:
         out.print(f"  {s['displayPath']}", style="cyan", end="")
-        out.print(f"  {s['title']}  ({_plural(s['hits'], 'hit')}{_places(s)})", end="")
+        out.print(f"  {_title(s)}  ({_plural(s['hits'], 'hit')}{_places(s)})", end="")
         out.print(_STALE if s.get("stale") else "", style="yellow")
+
+
+def _title(summary: SourceSummary) -> str:
+    """A source's title; the answer leaves out one that is only the file's name, which
+    the path printed before it already says."""
+    return summary.get("title", "")
 
 
 def _places(summary: SourceSummary) -> str:

@@ -81,7 +81,7 @@ def add_places(sources: Sequence[SourceSummary], hits: Iterable[SearchHit]) -> N
     for hit in hits:
         entry = sources[hit["src"]]
         for place, plural in PLURAL.items():
-            found = numbers(hit["locator"], place)
+            found = numbers(hit.get("locator", {}), place)
             if found:
                 held: list[int] = entry.get(plural, [])  # type: ignore[assignment]
                 entry[plural] = sorted(set(held) | found)  # type: ignore[literal-required]

@@ -72,8 +72,9 @@ class SearchHit(TypedDict):
     score: float  # fused score of RAG_FUSION (mixture, rrf or score), 4 significant digits
     distance: float | None  # vector distance (4 significant digits); None: keyword side only
     # where it is: page, slide, sheet and rows, chapter, heading path (the heading path is
-    # left out when it is only the document's title, which its source names)
-    locator: Locator
+    # left out when it is only the document's title, which its source names); absent when
+    # there is nothing to say (a short text file)
+    locator: NotRequired[Locator]
     # index into QueryResult.parents: the whole section the hit sits in; absent when the
     # hit has no section or its section was left out to fit RAG_MAX_RESPONSE_TOKENS
     parent: NotRequired[int]
@@ -90,7 +91,9 @@ class SourceSummary(TypedDict):
 
     displayPath: str  # path relative to its root (files) or the id itself (data/url)
     root: NotRequired[int]  # files: index into QueryResult.roots, the root it lies under
-    title: str
+    # absent when it is only the file's name (displayPath's last part without extension,
+    # underscores as spaces): the path says it
+    title: NotRequired[str]
     hits: int
     # The file changed on disk (or is gone) since it was indexed: its hits' text may be
     # out of date until the next sync (or the watcher) re-indexes it. Only present when true.

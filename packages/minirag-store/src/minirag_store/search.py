@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import OFFSET, TOP_K, check_offset, check_top_k
+from minirag_store.convert.titles import stem_title
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.index.search.fusion import (
     Fused,
@@ -262,7 +263,7 @@ def _answer(
             "chunkIndex": row["chunk_index"],
             "score": _short(score),
             "distance": None if distance is None else _short(distance),
-            "locator": locator,
+            **({"locator": locator} if locator else {}),  # type: ignore[typeddict-item]
             "text": row["text"][row["body_start"] :],
         }
         parent = row["parent_id"]
@@ -287,11 +288,12 @@ def _summary(
     """A source's entry: its displayPath and, for a file, which of ``roots`` (grown here)
     it is under; a path is said once (the absolute one is root + displayPath)."""
     source = row["source"]
-    summary: SourceSummary = {
-        "displayPath": display_path(index.config, source, row["source_type"]),
-        "title": row["title"],
-        "hits": 0,
-    }
+    shown = display_path(index.config, source, row["source_type"])
+    summary: SourceSummary = {"displayPath": shown}
+    # A title made from the file's name would say displayPath again: said once.
+    if row["source_type"] != "file" or row["title"] != stem_title(Path(shown).stem):
+        summary["title"] = row["title"]
+    summary["hits"] = 0
     root = root_of(index.config, Path(source)) if row["source_type"] == "file" else None
     if root is not None and source != str(root):
         if str(root) not in roots:
