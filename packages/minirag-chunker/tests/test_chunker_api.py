@@ -21,6 +21,7 @@ from minirag_chunker import (
     reconstruct_section,
 )
 from minirag_chunker.tokens import SPLIT_CHARS, split_at_whitespace, split_to_fit
+from minirag_testkit.texts import LONG_TEXTS
 
 
 def words(text: str) -> int:
@@ -68,22 +69,6 @@ def test_counter_from_tokenizer_file_does_not_truncate(model_dir, token_counter)
     assert count(text) > 512
     assert count(text) == token_counter(text)
     assert count("") == 0
-
-
-LONG_TEXTS = {
-    "prose": "The retrieval unit is sized in tokens, not characters.  \n\n" * 400,
-    "json": json.dumps(
-        {
-            "results": [
-                {"text": "Белки́ сворачиваются быстро; 蛋白质折叠。 e^x ≈ 1+x", "n": i}
-                for i in range(600)
-            ]
-        },
-        ensure_ascii=False,
-    ),
-    "no whitespace for long stretches": ("https://example.org/" + "a1b2c3" * 2000 + " tail ") * 3,
-    "tabs and newlines": "\t".join(f"cell{i}\nrow{i}" for i in range(3000)),
-}
 
 
 @pytest.mark.parametrize("name", sorted(LONG_TEXTS))

@@ -8,21 +8,7 @@ import json
 import pytest
 from minirag_chunker.tokens import SPLIT_CHARS
 from minirag_store.index.embed.counter import budget_counter, quotes_stand_alone, split_at_quotes
-
-LONG_TEXTS = {
-    "prose": "The retrieval unit is sized in tokens, not characters.  \n\n" * 400,
-    "json": json.dumps(
-        {
-            "results": [
-                {"text": "Белки́ сворачиваются быстро; 蛋白质折叠。 e^x ≈ 1+x", "n": i}
-                for i in range(600)
-            ]
-        },
-        ensure_ascii=False,
-    ),
-    "no whitespace for long stretches": ("https://example.org/" + "a1b2c3" * 2000 + " tail ") * 3,
-    "tabs and newlines": "\t".join(f"cell{i}\nrow{i}" for i in range(3000)),
-}
+from minirag_testkit.texts import LONG_TEXTS
 
 SECTION = (
     'He said "stop" \\ then «ушёл»; naïve café, 蛋白质折叠.\n\tNext\u00a0line: résumé '
