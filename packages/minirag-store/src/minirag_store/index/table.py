@@ -8,11 +8,11 @@ Design notes:
   below the gaps that order real hits.
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
-* A source is replaced in **one commit** — ``merge_insert`` on ``id`` with
-  ``when_not_matched_by_source_delete`` restricted to the replaced sources, or an append
-  when they have no rows yet (:mod:`minirag_store.index.storage.commits`) — so a reader sees the
-  old chunks or the new ones, never a mix and never none, and a crash mid-write leaves
-  the previous version (Lance commits are atomic manifest swaps).
+* A source is replaced in **one commit**: an append when it has no rows yet, else its new
+  rows written as fragments and committed in one Lance ``Update`` with deletion vectors on
+  the fragments that held the old ones (:mod:`minirag_store.index.storage.commits`). A
+  reader sees the old chunks or the new ones, never a mix and never none, and a crash
+  mid-write leaves the previous version (docs/decisions/source-commits.md).
 * The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.text.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
