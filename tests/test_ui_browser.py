@@ -111,6 +111,7 @@ class Browser:
         if not SHOTS:
             return
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        self.driver.execute_script("window.scrollTo(0, 0)")
         for width in WIDTHS:
             self.driver.set_window_size(width, 900)
             height = self.driver.execute_script("return document.documentElement.scrollHeight")
@@ -199,6 +200,33 @@ def test_a_hit_opens_highlighted_beside_its_page_image(synced, server, browser):
     assert "p. 3 of 3" in browser.text()
 
 
+def test_keyboard_alone_searches_and_opens_a_hit(synced, server, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    def press(*keys: str) -> Any:
+        ActionChains(browser.driver).send_keys(*keys).perform()
+        return browser.driver.switch_to.active_element
+
+    browser.get(f"{server.root}/files")
+    assert press(Keys.TAB).text == "Skip to content"  # the first stop on a page
+    browser.get(f"{server.root}/")
+    # The search box has the focus as the page opens: type and press Enter.
+    assert browser.driver.switch_to.active_element.get_attribute("id") == "q"
+    press("coolant pump", Keys.ENTER)
+    browser.wait_for("ol.hits")
+    # Tab through the page to the first hit's link, then open it with Enter.
+    active = None
+    for _ in range(15):
+        active = press(Keys.TAB)
+        if "specs/cooling.md" in active.text:
+            break
+    assert active is not None and "specs/cooling.md" in active.text
+    press(Keys.ENTER)
+    browser.wait_for("#hit")
+    assert "/read?" in browser.driver.current_url
+
+
 def test_the_files_view_filters_to_the_failed_file_and_its_error(synced, server, browser):
     browser.get(f"{server.root}/files")
     from selenium.webdriver.support.ui import Select
@@ -243,9 +271,7 @@ def test_a_read_token_reads_but_is_refused_a_sync(synced, server, browser):
         "  i.value = v; f.appendChild(i); }"
         "document.body.appendChild(f); f.submit();",
         f"{server.root}/sync",
-        browser.driver.find_element("css selector", "form input[name=csrf]").get_attribute(
-            "value"
-        ),
+        browser.driver.find_element("css selector", "form input[name=csrf]").get_attribute("value"),
     )
     browser.wait_for(".problem")
     assert "read-only token" in browser.text()

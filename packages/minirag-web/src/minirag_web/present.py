@@ -2,9 +2,8 @@
 
 Everything a document holds is untrusted. It reaches the page in two ways only:
 
-- :func:`passage`: a hit's passage as plain text (escaped), the query's words wrapped in
-  ``<mark>``; as the CLI prints it (markdown syntax and all), nothing in it is a link.
-- :func:`markdown`: a section or page rendered from markdown with raw HTML **off** (a
+- :func:`passage` (a hit's passage) and :func:`markdown` (a section or a page): rendered
+  from markdown with raw HTML **off** (a
   ``<script>`` or ``<img onerror>`` in the text stays text), links kept only for
   ``http``, ``https`` and ``mailto`` (``javascript:``, ``file:``, ``data:`` and relative
   targets render as their literal text: a dead link), and images never drawn (an
@@ -76,9 +75,9 @@ def marked(text: str, terms: frozenset[str]) -> Markup:
 
 
 def passage(text: str, query: str) -> Markup:
-    """A hit's passage as the CLI shows it: plain text, blank lines folded, terms marked."""
-    compact = re.sub(r"\n\s*\n", "\n", text.strip())
-    return marked(compact, query_terms(query))
+    """A hit's passage: its markdown rendered as :func:`markdown` does (a table reads as a
+    table, where the CLI prints its pipes), the query's words marked."""
+    return markdown(text, query)
 
 
 def markdown(text: str, query: str = "") -> Markup:
