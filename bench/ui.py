@@ -10,9 +10,15 @@ answers ``--queries`` real queries three ways, each timed end to end:
 * ``mcp query``: ``Index.query(q)`` with the MCP tool's defaults (topK 8, fitted to
   RAG_MAX_RESPONSE_TOKENS): what ``query_documents`` costs before its JSON goes out;
 * ``page query``: ``Index.query(q, top_k=10, max_tokens=0)``: the call the page makes;
-* ``search page``: ``GET /?q=...`` from a real uvicorn on 127.0.0.1 (httpx client,
-  keep-alive), signed in: the query, the markdown rendering and the template, as a
-  browser waits for it.
+* ``search page``: ``GET /?q=...`` from the page served by uvicorn on 127.0.0.1 in its
+  own process (warmed up, as a server is), an httpx client with keep-alive: the query,
+  the markdown rendering and the template, as a browser waits for it.
+
+The Index timings run in this process, the page in the server's, one after the other,
+each after an untimed pass of the same queries (both warm, as a server that has been
+answering a while).
+Note that the table's rows are copies of a few thousand chunks: a search's ten hits are
+often copies of one passage, so the HTML compresses far better than a real index's.
 
 Page weight: the bytes of a search's HTML (median over the queries) plus the CSS and
 the script a first visit also fetches (a later search reuses them from the cache), raw and
@@ -28,10 +34,12 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -60,17 +68,32 @@ def _timed(call, queries: list[str]) -> list[float]:
     return out
 
 
-def _serve(app) -> tuple[str, object]:
-    """``app`` on a free loopback port in a thread: its base URL and the server."""
-    import uvicorn
-    from minirag_web.local import bind
+SERVER = r"""
+import json, sys
+import uvicorn
+from minirag_store import Index
+from minirag_web.access import OpenGate
+from minirag_web.app import create_app
+from minirag_web.local import bind
 
-    sock = bind(0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    return f"http://127.0.0.1:{sock.getsockname()[1]}", server
+index = Index.open(json.loads(sys.argv[1]))
+index.warm_up()
+sock = bind(0)
+print(sock.getsockname()[1], flush=True)
+config = uvicorn.Config(create_app(index, OpenGate()), log_level="warning", lifespan="off")
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+
+def _serve(env: dict[str, str]) -> tuple[str, subprocess.Popen]:
+    """The page over ``env``'s index in its own process (as deployed: the client's work
+    shares no interpreter with it), warmed up; its base URL and the process."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER, json.dumps(env)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline())
+    return f"http://127.0.0.1:{port}", proc
 
 
 def main() -> None:
@@ -85,8 +108,6 @@ def main() -> None:
 
     from minirag_store import Index
     from minirag_testkit import model_env
-    from minirag_web.access import OpenGate
-    from minirag_web.app import create_app
 
     base = scale.base_rows(args.base_docs, args.cache)
     work = Path(tempfile.mkdtemp(prefix="minirag-ui-bench-"))
@@ -101,11 +122,14 @@ def main() -> None:
         index = Index.open(env)
         index.warm_up()
         queries = scale.corpus_queries(args.queries)
-        warm = scale.corpus_queries(args.queries + 10)[-10:]  # not timed: caches, threads
-        url, server = _serve(create_app(index, OpenGate()))
+        url, server = _serve(env)
         with httpx.Client(base_url=url, timeout=60) as client:
             client.get("/")  # the open gate's session cookie
-            for q in warm:
+            # One untimed pass of the same queries on each side first: a fresh process's
+            # first look at each part of the index reads and decodes it (bench/scale.py's
+            # "first" vs "later"); both sides are then timed as a server that has been
+            # answering a while.
+            for q in queries:
                 index.query(q)
                 client.get("/", params={"q": q})
             mcp = _timed(index.query, queries)
@@ -120,7 +144,8 @@ def main() -> None:
             page = _timed(search, queries)
             html = client.get("/", params={"q": queries[0]}).content
             assets = [client.get(p).content for p in ("/static/app.css", "/static/app.js")]
-        server.should_exit = True  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(30)
         figures = {
             "chunks": args.size,
             "base_docs_per_corpus": args.base_docs,
