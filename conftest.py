@@ -26,8 +26,13 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that reads the shared data sets must say so (``-m "not corpus"`` deselects it)."""
+    """A test that reads the shared data sets, or drives Chromium, must say so
+    (``-m "not corpus"`` / ``-m "not browser"`` deselect them)."""
     for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
+            "browser"
+        ):
+            raise pytest.UsageError(f"{item.nodeid} drives Chromium: mark it @pytest.mark.browser")
         if "shared_data" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
             "corpus"
         ):
@@ -131,3 +136,22 @@ def make_index(index_env: dict[str, str]):
     yield make
     for index in opened:
         index.close()
+
+
+#: Debian's Chromium and its driver (apt-get install chromium chromium-driver; .ci/run).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> tuple[Path, Path]:
+    """(chromium, chromedriver) for the ``browser`` tests: a skip on a machine without
+    them, a failure with ``CI`` set (.ci/run installs them: a skip there would hide a
+    broken set-up, as for the corpus tests)."""
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        message = f"{' and '.join(missing)} not found (apt-get install chromium chromium-driver)"
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"{message}; CI is set, so browser tests must not skip", pytrace=False)
+        pytest.skip(message)
+    return CHROMIUM, CHROMEDRIVER

@@ -1,4 +1,4 @@
-"""The workspace builds five wheels, and the chunker wheel stands alone.
+"""The workspace builds six wheels, and the chunker wheel stands alone.
 
 ``pip install minirag-chunker`` must work without the index engine's heavy stack:
 a fresh venv gets only the chunker wheel (and tokenizers), and chunking runs there.
@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("minirag_chunker", "minirag_store", "minirag_ocr", "minirag_mcp", "minirag_cli")
+PACKAGES = (
+    "minirag_chunker",
+    "minirag_store",
+    "minirag_ocr",
+    "minirag_web",
+    "minirag_mcp",
+    "minirag_cli",
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +38,7 @@ def wheels(tmp_path_factory) -> Path:
     return out
 
 
-def test_all_five_distributions_build(wheels: Path):
+def test_all_six_distributions_build(wheels: Path):
     names = sorted(p.name.split("-")[0] for p in wheels.glob("*.whl"))
     assert names == sorted(PACKAGES)
 

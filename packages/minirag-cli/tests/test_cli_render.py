@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from minirag_cli.highlight import query_terms, term_spans
 from minirag_cli.progress import RateClock, rate_and_eta
 from minirag_cli.render import show_job, show_query
 from minirag_cli.tables import show_list, show_status
+from minirag_web.highlight import query_terms, term_spans
 
 #: An SGR sequence that sets a colour (foreground 30-37/90-97, or 38;...), not just bold.
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")

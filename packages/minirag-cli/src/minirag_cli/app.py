@@ -312,6 +312,26 @@ def delete(
     _emit(shared, result, render.show_deleted)
 
 
+@app.command()
+@with_shared
+def ui(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (default: a free one).")] = 0,
+    browser: Annotated[
+        bool, typer.Option("--browser/--no-browser", help="Open the page in your browser.")
+    ] = True,
+    *,
+    shared: Shared,
+) -> None:
+    """Search, read and watch the index in your browser, until Ctrl-C: serves it on
+    127.0.0.1 and prints a link that signs you in once (a one-time secret)."""
+    from minirag_web.local import serve_local
+
+    with shared.open_index() as index:
+        serve_local(
+            index, port=port, open_browser=browser, say=lambda line: typer.echo(line, err=True)
+        )
+
+
 def main() -> None:
     """The ``minirag-cli`` console script."""
     from minirag_store.process import configure

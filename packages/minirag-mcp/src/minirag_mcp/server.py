@@ -22,6 +22,7 @@ from typing import Any
 
 from fastmcp import FastMCP
 from minirag_store import Index
+from minirag_store.results import WatchBatch
 
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
@@ -109,8 +110,9 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     """Serve ``index`` until the client goes away, then stop background syncs.
 
     On stdio (what desktop clients launch) without ``http``; otherwise Streamable HTTP
-    on ``http.host:http.port`` with its authentication, and fastmcp's Host/Origin guard
-    on every request (a foreign Host gets 421, a present foreign Origin 403), widened by
+    on ``http.host:http.port`` with its authentication and the web page at ``/ui/``
+    (:mod:`minirag_mcp.webui`), and fastmcp's Host/Origin guard on every request (a
+    foreign Host gets 421, a present foreign Origin 403), widened by
     ``RAG_HTTP_ALLOWED_HOSTS`` / ``RAG_HTTP_ALLOWED_ORIGINS``. No banner: on stdio,
     stdout carries protocol messages only, and logs go to stderr.
     """
@@ -141,12 +143,30 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
                 host_origin_protection=True,
                 allowed_hosts=list(http.allowed_hosts),
                 allowed_origins=list(http.allowed_origins),
+                middleware=[_web_page(index, http, serving, readiness)],
             )
         else:
             _exit_on_interrupt(stop)
             server.run("stdio", show_banner=False)
     finally:
         stop()
+
+
+def _web_page(index: Index, http: HttpSettings, serving: Serving, readiness: Readiness) -> Any:
+    """The web page at /ui/ (:mod:`minirag_mcp.webui`); the watcher's batches reach its
+    files view too (after the resource notifications they already feed)."""
+    from minirag_mcp.webui import watched, web_ui
+
+    middleware, log = web_ui(index, http, serving)
+    notify = readiness.on_batch
+
+    def on_batch(batch: WatchBatch) -> None:
+        if notify is not None:
+            notify(batch)
+        watched(log, batch)
+
+    readiness.on_batch = on_batch
+    return middleware
 
 
 def _exit_on_interrupt(stop_serving: Callable[[], None]) -> None:

@@ -1,4 +1,8 @@
-"""Where a query's words occur in a passage, so ``query`` can highlight them.
+"""Where a query's words occur in a passage, so a search can highlight them.
+
+Shared by both places a person reads hits: ``minirag-cli query`` (in the terminal) and the
+web page's search and read views; it lives here, the lower of the two packages, so the
+CLI (which depends on minirag-web for ``minirag-cli ui``) and the page mark the same words.
 
 Deliberately simple and independent of the store's keyword analyser: it only decides what
 a person's eye is drawn to, never what is found. A passage word matches a query word when

@@ -1,0 +1,52 @@
+"""``minirag-cli ui`` as a person runs it: a loopback server, a link that signs in once.
+
+The page itself is tested in packages/minirag-web/tests (in process) and
+tests/test_ui_browser.py (in Chromium); here the command: what it prints, that the link
+answers on 127.0.0.1 only, that its secret works once, that Ctrl-C stops it.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+CLI = Path(sys.executable).parent / "minirag-cli"
+
+
+def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_env):
+    proc = subprocess.Popen(
+        [str(CLI), "ui", "--no-browser", *built["flags"]],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        link = re.search(r"http://127\.0\.0\.1:(\d+)/login\?secret=([\w-]{40,})", line)
+        assert link, line
+        with httpx.Client(timeout=30) as client:
+            first = client.get(link.group(0))
+            assert first.status_code == 303 and first.headers["location"] == "/"
+            cookie = first.headers["set-cookie"].lower()
+            assert "httponly" in cookie and "samesite=strict" in cookie
+            page = client.get(f"http://127.0.0.1:{link.group(1)}/?q=connection+timeout")
+            assert page.status_code == 200 and "notes/timeouts.md" in page.text
+        again = httpx.get(link.group(0), timeout=30)
+        assert again.status_code == 401  # the secret worked once
+        # A page that is not this one (DNS rebinding to 127.0.0.1) gets nothing.
+        foreign = httpx.get(
+            f"http://127.0.0.1:{link.group(1)}/signin", headers={"Host": "evil.example"}
+        )
+        assert foreign.status_code == 421
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+    assert code in (0, 130, -signal.SIGINT), code
+    assert link.group(2) not in (proc.stdout.read() if proc.stdout else "")

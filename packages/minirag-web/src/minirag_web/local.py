@@ -1,0 +1,97 @@
+"""``minirag-cli ui``: the page for one person, on loopback, until Ctrl-C.
+
+The server binds 127.0.0.1 on a free port (or the one asked for) before anything is
+printed, so the URL printed is the one that answers. The URL carries a one-time secret
+(:class:`~minirag_web.access.OneTimeSecret`): another user of this machine can reach the
+port but not the secret, and a web page cannot guess it. The browser is opened through a
+file only this user can read that forwards to the URL (as Jupyter does), so the secret
+is not on a command line another user's ``ps`` would show.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import tempfile
+import threading
+import webbrowser
+from collections.abc import Callable
+from html import escape
+from pathlib import Path
+
+from minirag_store import Index
+
+from minirag_web.access import OneTimeSecret
+from minirag_web.app import create_app
+
+__all__ = ["LOOPBACK_HOSTS", "serve_local"]
+
+log = logging.getLogger(__name__)
+
+#: The Host names a loopback page answers to (anything else: DNS rebinding, 421).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def bind(port: int = 0) -> socket.socket:
+    """A listening socket on 127.0.0.1 (port 0: a free one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_local(
+    index: Index,
+    *,
+    port: int = 0,
+    open_browser: bool = True,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Serve the page over ``index`` on 127.0.0.1 until interrupted; ``say`` prints the
+    URL (with its secret) for the person who started it."""
+    import uvicorn
+
+    secret = secrets.token_urlsafe(32)
+    app = create_app(index, OneTimeSecret(secret), allowed_hosts=LOOPBACK_HOSTS)
+    sock = bind(port)
+    link = f"http://127.0.0.1:{sock.getsockname()[1]}/login?secret={secret}"
+    say(f"minirag in your browser: {link}")
+    say("(the link signs in once; Ctrl-C stops the server)")
+    # The first search should not wait for the model: load it while the browser opens.
+    threading.Thread(target=_warm_up, args=(index,), daemon=True).start()
+    if open_browser:
+        _open(link)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _warm_up(index: Index) -> None:
+    try:
+        if index.config_error is None:
+            index.warm_up()
+    except Exception as e:  # the page's first call that needs the part says what failed
+        log.warning("warm-up failed: %s", e)
+
+
+def _open(link: str) -> None:
+    """Open ``link`` in the browser through a 0600 file that forwards to it."""
+    fd, name = tempfile.mkstemp(prefix="minirag-ui-", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(
+            '<!doctype html><meta charset="utf-8">'
+            f'<meta http-equiv="refresh" content="0;url={escape(link)}">'
+            f'<a href="{escape(link)}">Open minirag</a>\n'
+        )
+    opened = webbrowser.open(Path(name).as_uri())
+    if not opened:
+        log.info("no browser to open; the link above works in any browser on this machine")
+    # The browser reads the file at once; leave it a few seconds, then remove it.
+    remove = threading.Timer(30, lambda: Path(name).unlink(missing_ok=True))
+    remove.daemon = True  # Ctrl-C before then: the temporary folder's cleaner takes it
+    remove.start()

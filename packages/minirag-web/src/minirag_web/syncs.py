@@ -1,0 +1,96 @@
+"""Starting, cancelling and watching a sync: the page's only writes.
+
+``POST /sync`` starts one (or cancels one) for a full-access session only: a read-only
+sign-in is refused with 403 before the Index is asked anything, as the MCP server's
+write guard refuses a read token the ``sync_start`` tool. ``GET /sync/{job}/events`` is
+the job's live progress as server-sent events: ``sync_status``'s state and counts each
+time they change, then a ``done`` event. A thread follows each sync started here to its
+end and notes its failures (:mod:`minirag_web.joblog`) even if no page is watching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import AsyncIterator
+
+from minirag_store.errors import MiniragError
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response, StreamingResponse
+
+from minirag_web.access import Session
+from minirag_web.site import PageError, Site, url
+
+__all__ = ["events", "sync"]
+
+#: How often progress is looked at (a sync's counters move file by file).
+POLL_SECONDS = 0.4
+#: How long a follower thread waits for a sync before giving up on noting its failures.
+FOLLOW_SECONDS = 24 * 3600
+_TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+
+
+async def sync(request: Request, site: Site, session: Session) -> Response:
+    """``POST /sync`` with ``action=start`` (all roots) or ``action=cancel&job=ID``."""
+    form = await site.form(request, session)
+    if not session.may_write:
+        raise PageError(
+            403,
+            "You signed in with a read-only token: it searches and reads, but only a "
+            "full-access token (RAG_HTTP_TOKENS) starts or cancels a sync.",
+        )
+    action = form.get("action")
+    if action == "start":
+        started = await site.call(site.index.sync_start)
+        job_id = started["jobId"]
+        site.syncs.started(job_id)
+        threading.Thread(target=_follow, args=(site, job_id), daemon=True).start()
+    elif action == "cancel":
+        job_id = form.get("job", "")
+        await site.call(lambda: site.index.sync_cancel(job_id))
+    else:
+        raise PageError(400, "action must be start or cancel")
+    return RedirectResponse(url(request, "/health", job=job_id), status_code=303)
+
+
+def _follow(site: Site, job_id: str) -> None:
+    """Wait for the job to end (in its own thread), then note its failures."""
+    deadline = time.monotonic() + FOLLOW_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            job = site.index.sync_status(job_id)
+        except MiniragError:  # the index closed under it (the server is stopping)
+            return
+        if job["state"] in _TERMINAL:
+            site.syncs.record(job)
+            return
+        time.sleep(POLL_SECONDS)
+
+
+async def events(request: Request, site: Site, session: Session) -> Response:
+    """``GET /sync/{job}/events``: the job's state and counts as they change (SSE)."""
+    job_id = request.path_params["job"]
+    first = await site.call(lambda: site.index.sync_status(job_id))  # unknown: 404 page
+
+    async def stream() -> AsyncIterator[str]:
+        job, last = first, ""
+        while True:
+            payload = json.dumps(
+                {"state": job["state"], "counts": job["counts"], "error": job["error"]}
+            )
+            if payload != last:
+                yield f"event: progress\ndata: {payload}\n\n"
+                last = payload
+            if job["state"] in _TERMINAL:
+                yield "event: done\ndata: {}\n\n"
+                return
+            await asyncio.sleep(POLL_SECONDS)
+            try:
+                job = await site.call(lambda: site.index.sync_status(job_id))
+            except PageError:
+                return
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

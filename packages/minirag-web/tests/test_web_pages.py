@@ -1,0 +1,255 @@
+"""The page over HTTP, in process (Starlette's test client): sign-in, the cookie, the
+headers, CSRF and Origin checks, read-only refusals, error pages, and inert documents.
+
+What a browser does with all this (scripts that do not run, requests that do not leave)
+is tests/test_ui_browser.py's part.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from minirag_web.access import OneTimeSecret, OpenGate, TokenGate
+from minirag_web.app import CSP, create_app
+from minirag_web.joblog import SyncLog
+from starlette.testclient import TestClient
+from web_testlib import BROKEN
+
+SECRET = "one-time-secret-for-the-tests"
+FULL = "full-token-0123456789abcdef"
+READ = "read-token-0123456789abcdef"
+HOST = "http://127.0.0.1:8123"
+SAME = {"Origin": HOST}
+
+
+def client(app) -> TestClient:
+    return TestClient(app, base_url=HOST, raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def local(indexed):
+    """The page as ``minirag-cli ui`` serves it (one-time secret, loopback Host check)."""
+    log = SyncLog()
+    log.record(indexed["job"])  # the module's sync: what the files view knows failed
+    app = create_app(
+        indexed["index"],
+        OneTimeSecret(SECRET),
+        allowed_hosts=["127.0.0.1", "localhost"],
+        sync_log=log,
+    )
+    return app
+
+
+@pytest.fixture(scope="module")
+def signed_in(local) -> TestClient:
+    c = client(local)
+    assert c.get(f"/login?secret={SECRET}", follow_redirects=False).status_code == 303
+    return c
+
+
+async def _verify(token: str):
+    return {FULL: "full", READ: "read"}.get(token)
+
+
+@pytest.fixture(scope="module")
+def team(indexed):
+    """The page as the team server mounts it: sign in with a token."""
+    return create_app(indexed["index"], TokenGate(_verify))
+
+
+def sign_in(app, token: str) -> TestClient:
+    c = client(app)
+    got = c.post("/signin", data={"token": token, "next": "/files"}, headers=SAME,
+                 follow_redirects=False)  # fmt: skip
+    assert got.status_code == 303, got.text
+    assert got.headers["location"] == "/files"
+    return c
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found, "no CSRF token in the page"
+    return found.group(1)
+
+
+def test_no_page_without_signing_in(local):
+    c = client(local)
+    for path in ("/", "/?q=pump", "/files", "/health", "/read?source=specs/cooling.md",
+                 "/page.png?source=invoices/repair.pdf&page=1"):  # fmt: skip
+        got = c.get(path, follow_redirects=False)
+        assert got.status_code == 303, path
+        assert got.headers["location"].startswith("/signin?next=")
+    assert "pump" not in c.get("/signin").text.lower()
+
+
+def test_the_secret_signs_in_once_into_a_clean_url_with_a_strict_cookie(local):
+    c = client(local)
+    got = c.get(f"/login?secret={SECRET}x", follow_redirects=False)
+    assert got.status_code == 401
+    got = c.get(f"/login?secret={SECRET}-other", follow_redirects=False)
+    assert got.status_code == 401
+    # the module's `signed_in` may have used it: a fresh gate for this test
+    app = create_app(local.state.site.index, OneTimeSecret("another-secret-of-enough-length"))
+    c = client(app)
+    got = c.get("/login?secret=another-secret-of-enough-length", follow_redirects=False)
+    assert got.status_code == 303
+    assert got.headers["location"] == "/"  # the secret is gone from the address
+    cookie = got.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+    assert c.get("/").status_code == 200
+    again = client(app).get("/login?secret=another-secret-of-enough-length")
+    assert again.status_code == 401
+    assert "used already" in again.text
+
+
+def test_every_response_carries_the_csp_and_no_inline_script(signed_in):
+    for path in ("/", "/?q=pump", "/files", "/health", "/signin", "/nowhere",
+                 "/static/app.css", "/read?source=notes/hostile.md"):  # fmt: skip
+        got = signed_in.get(path)
+        assert got.headers["content-security-policy"] == CSP, path
+        assert got.headers["x-content-type-options"] == "nosniff"
+        assert got.headers["x-frame-options"] == "DENY"
+        if got.headers["content-type"].startswith("text/html"):
+            assert got.headers["cache-control"] == "no-store"
+            # scripts only by src, from this server; no handler attributes
+            assert re.findall(r"<script(?![^>]*\bsrc=\"/static/app\.js\")", got.text) == []
+            assert not re.search(r"<[a-z][^>]*\son[a-z]+=", got.text)  # in a real tag
+    assert "script-src 'self'" in CSP and "unsafe-inline" not in CSP
+
+
+def test_a_search_shows_hits_as_the_cli_does(signed_in):
+    page = signed_in.get("/?q=coolant+pump+flushing").text
+    assert "specs/cooling.md" in page
+    assert "§ Cooling system &gt; Pump maintenance" in page or "Pump maintenance" in page
+    assert "<mark>pump</mark>" in page
+    assert "Sources" in page
+    pdf = signed_in.get("/?q=Batmobile+insured+name").text
+    assert "invoices/repair.pdf" in pdf
+    assert re.search(r'class="place">pp?\. \d', pdf)
+
+
+def test_a_hit_opens_at_its_chunk_with_the_page_image(signed_in):
+    page = signed_in.get("/?q=Batmobile+insured+name").text
+    link = re.search(r'href="(/read\?source=invoices%2Frepair\.pdf[^"]*)"', page)
+    assert link
+    read = signed_in.get(link.group(1).replace("&amp;", "&"))
+    assert read.status_code == 200
+    assert 'id="hit"' in read.text
+    assert "<mark>Batmobile</mark>" in read.text
+    image = re.search(r'<img src="([^"]+)"', read.text)
+    assert image
+    png = signed_in.get(image.group(1).replace("&amp;", "&"))
+    assert png.status_code == 200
+    assert png.headers["content-type"] == "image/png"
+    assert png.content.startswith(b"\x89PNG")
+
+
+def test_the_hostile_document_is_text(signed_in):
+    page = signed_in.get("/read?source=notes/hostile.md&q=zebra").text
+    body = page.split('<main id="main"', 1)[1]
+    assert "<script>" not in body and "&lt;script&gt;" in body
+    assert "<img" not in body  # neither its raw tag nor its markdown image
+    assert "onerror" not in body.replace("onerror=&#34;", "")
+    assert 'href="javascript:' not in body and 'href="file:' not in body
+    assert "[password file](file:///etc/passwd)" in body  # a dead link: its text
+    assert 'href="https://example.org/" rel="noopener noreferrer nofollow"' in body
+
+
+def test_paths_and_pages_are_checked_as_the_tools_check_them(signed_in, indexed):
+    outside = signed_in.get("/read?source=../../../etc/passwd")
+    assert outside.status_code == 404
+    assert "root:" not in outside.text
+    absolute = signed_in.get("/read?source=/etc/passwd")
+    assert absolute.status_code in (403, 404)
+    assert "root:" not in absolute.text
+    page = signed_in.get("/read?source=invoices/repair.pdf&page=99")
+    assert page.status_code == 404 and "page 99 does not exist" in page.text
+    bad = signed_in.get("/page.png?source=invoices/repair.pdf&page=two")
+    assert bad.status_code == 400 and "whole number" in bad.text
+    for got in (outside, absolute, page, bad):
+        assert "Traceback" not in got.text and 'File "' not in got.text
+
+
+def test_an_unexpected_failure_shows_a_message_not_a_trace(indexed):
+    class Broken:
+        config_error = None
+
+        def list_files(self):
+            raise RuntimeError("secret internals /var/lib/thing line 42")
+
+    app = create_app(Broken(), OpenGate())  # type: ignore[arg-type]
+    got = client(app).get("/files")
+    assert got.status_code == 500
+    assert "Something went wrong" in got.text
+    assert "secret internals" not in got.text and "Traceback" not in got.text
+
+
+def test_a_foreign_host_is_refused(local):
+    got = TestClient(local, base_url="http://attacker.example:8123").get("/signin")
+    assert got.status_code == 421
+
+
+def test_the_files_view_counts_filters_and_says_why_a_file_failed(signed_in):
+    page = signed_in.get("/files").text
+    assert re.search(r"\d+ ingested", page) and "1 failed" in page
+    failed = signed_in.get("/files?state=failed").text
+    assert BROKEN in failed and "cannot open the PDF" in failed
+    assert "specs/cooling.md" not in failed
+    by_path = signed_in.get("/files?path=COOLING").text
+    assert "specs/cooling.md" in by_path and BROKEN not in by_path
+    assert signed_in.get("/files?state=bogus").status_code == 400
+
+
+def test_posts_need_the_same_origin_and_the_csrf_token(indexed):
+    app = create_app(indexed["index"], OpenGate())
+    c = client(app)
+    token = csrf_of(c.get("/health").text)
+    foreign = c.post("/sync", data={"csrf": token, "action": "bogus"},
+                     headers={"Origin": "https://evil.example"})  # fmt: skip
+    assert foreign.status_code == 403 and "another site" in foreign.text
+    no_origin = c.post("/sync", data={"csrf": token, "action": "bogus"})
+    assert no_origin.status_code == 403
+    wrong = c.post("/sync", data={"csrf": token + "x", "action": "bogus"}, headers=SAME)
+    assert wrong.status_code == 403 and "expired" in wrong.text
+    right = c.post("/sync", data={"csrf": token, "action": "bogus"}, headers=SAME)
+    assert right.status_code == 400  # through both checks, to the action's own check
+
+
+def test_a_read_token_reads_but_is_refused_a_sync(team):
+    assert client(team).post("/signin", data={"token": "nope-nope-nope-nope"},
+                             headers=SAME).status_code == 401  # fmt: skip
+    reader = sign_in(team, READ)
+    assert "read only" in reader.get("/").text
+    health = reader.get("/health").text
+    assert "Start a sync" not in health and "read-only" in health
+    refused = reader.post("/sync", data={"csrf": csrf_of(health), "action": "start"},
+                          headers=SAME, follow_redirects=False)  # fmt: skip
+    assert refused.status_code == 403
+    assert "read-only token" in refused.text
+    assert READ not in refused.text
+
+
+def test_a_full_token_starts_a_sync_and_its_events_end_with_done(team):
+    writer = sign_in(team, FULL)
+    health = writer.get("/health").text
+    started = writer.post("/sync", data={"csrf": csrf_of(health), "action": "start"},
+                          headers=SAME, follow_redirects=False)  # fmt: skip
+    assert started.status_code == 303
+    job = re.search(r"job=([\w-]+)", started.headers["location"])
+    assert job
+    with writer.stream("GET", f"/sync/{job.group(1)}/events") as events:
+        assert events.headers["content-type"].startswith("text/event-stream")
+        text = "".join(events.iter_text())
+    assert "event: progress" in text and '"scanned"' in text
+    assert text.rstrip().endswith("event: done\ndata: {}")
+    page = writer.get(started.headers["location"]).text
+    assert re.search(r'data-field="state"[^>]*>succeeded<', page)
+
+
+def test_signing_out_ends_the_session(team):
+    writer = sign_in(team, FULL)
+    token = csrf_of(writer.get("/health").text)
+    out = writer.post("/signout", data={"csrf": token}, headers=SAME, follow_redirects=False)
+    assert out.status_code == 303
+    assert writer.get("/health", follow_redirects=False).status_code == 303
