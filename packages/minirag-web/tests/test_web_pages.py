@@ -253,3 +253,31 @@ def test_signing_out_ends_the_session(team):
     out = writer.post("/signout", data={"csrf": token}, headers=SAME, follow_redirects=False)
     assert out.status_code == 303
     assert writer.get("/health", follow_redirects=False).status_code == 303
+
+
+def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
+    lunch = "notes/lunch.txt"
+    reader = sign_in(team, READ)
+    read_page = reader.get("/read", params={"source": lunch}).text
+    assert "Remove from the index" not in read_page
+    refused = reader.post("/remove", data={"csrf": csrf_of(read_page), "source": lunch},
+                          headers=SAME, follow_redirects=False)  # fmt: skip
+    assert refused.status_code == 403 and "removes a document" in refused.text
+    writer = sign_in(team, FULL)
+    page = writer.get("/read", params={"source": lunch}).text
+    assert "Remove from the index" in page
+    try:
+        gone = writer.post("/remove", data={"csrf": csrf_of(page), "source": lunch},
+                           headers=SAME, follow_redirects=False)  # fmt: skip
+        assert gone.status_code == 303
+        files = writer.get(gone.headers["location"]).text
+        assert f"Removed {lunch} from the index" in files and "file on disk is untouched" in files
+        assert (indexed["root"] / lunch).is_file()
+        state = next(f["state"] for f in indexed["index"].list_files()["files"]
+                     if f["displayPath"] == lunch)  # fmt: skip
+        assert state == "not_ingested"
+        again = writer.post("/remove", data={"csrf": csrf_of(page), "source": lunch},
+                            headers=SAME)  # fmt: skip
+        assert again.status_code == 404 and "Traceback" not in again.text
+    finally:
+        indexed["index"].ingest_file(str(indexed["root"] / lunch))

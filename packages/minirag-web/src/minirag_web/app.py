@@ -86,6 +86,7 @@ def create_app(
             Route("/files", _view(views.files), name="files"),
             Route("/health", _view(views.health), name="health"),
             Route("/sync", _view(syncs.sync), methods=["POST"], name="sync"),
+            Route("/remove", _view(syncs.remove), methods=["POST"], name="remove"),
             Route("/sync/{job}/events", _view(syncs.events), name="events"),
             Route("/signin", _signin, methods=["GET", "POST"], name="signin"),
             Route("/login", _login, name="login"),

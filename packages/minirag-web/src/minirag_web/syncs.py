@@ -1,8 +1,9 @@
-"""Starting, cancelling and watching a sync: the page's only writes.
+"""The page's writes: starting, cancelling and watching a sync, and removing a document.
 
-``POST /sync`` starts one (or cancels one) for a full-access session only: a read-only
-sign-in is refused with 403 before the Index is asked anything, as the MCP server's
-write guard refuses a read token the ``sync_start`` tool. ``GET /sync/{job}/events`` is
+``POST /sync`` starts one (or cancels one) and ``POST /remove`` takes a document out of
+the index, for a full-access session only: a read-only sign-in is refused with 403 before
+the Index is asked anything, as the MCP server's write guard refuses a read token the
+``sync_start`` and ``delete_file`` tools. ``GET /sync/{job}/events`` is
 the job's live progress as server-sent events: ``sync_status``'s state and counts each
 time they change, then a ``done`` event. A thread follows each sync started here to its
 end and notes its failures (:mod:`minirag_web.joblog`) even if no page is watching.
@@ -23,7 +24,7 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 from minirag_web.access import Session
 from minirag_web.site import PageError, Site, url
 
-__all__ = ["events", "sync"]
+__all__ = ["events", "remove", "sync"]
 
 #: How often progress is looked at (a sync's counters move file by file).
 POLL_SECONDS = 0.4
@@ -32,15 +33,19 @@ FOLLOW_SECONDS = 24 * 3600
 _TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 
 
-async def sync(request: Request, site: Site, session: Session) -> Response:
-    """``POST /sync`` with ``action=start`` (all roots) or ``action=cancel&job=ID``."""
-    form = await site.form(request, session)
+def _full_access(session: Session, what: str) -> None:
     if not session.may_write:
         raise PageError(
             403,
             "You signed in with a read-only token: it searches and reads, but only a "
-            "full-access token (RAG_HTTP_TOKENS) starts or cancels a sync.",
+            f"full-access token (RAG_HTTP_TOKENS) {what}.",
         )
+
+
+async def sync(request: Request, site: Site, session: Session) -> Response:
+    """``POST /sync`` with ``action=start`` (all roots) or ``action=cancel&job=ID``."""
+    form = await site.form(request, session)
+    _full_access(session, "starts or cancels a sync")
     action = form.get("action")
     if action == "start":
         started = await site.call(site.index.sync_start)
@@ -53,6 +58,18 @@ async def sync(request: Request, site: Site, session: Session) -> Response:
     else:
         raise PageError(400, "action must be start or cancel")
     return RedirectResponse(url(request, "/health", job=job_id), status_code=303)
+
+
+async def remove(request: Request, site: Site, session: Session) -> Response:
+    """``POST /remove`` with ``source=``: the document's chunks leave the index (the file
+    on disk is untouched; the next sync indexes it again while it is under a root)."""
+    form = await site.form(request, session)
+    _full_access(session, "removes a document from the index")
+    source = form.get("source", "")
+    gone = await site.call(lambda: site.index.delete_file(source))
+    return RedirectResponse(
+        url(request, "/files", removed=source, chunks=gone["deletedChunks"]), status_code=303
+    )
 
 
 def _follow(site: Site, job_id: str) -> None:

@@ -147,6 +147,8 @@ async def files(request: Request, site: Site, session: Session) -> Response:
         "state": state,
         "needle": needle,
         "warnings": listing.get("warnings", []),
+        "removed": request.query_params.get("removed"),
+        "removed_chunks": request.query_params.get("chunks"),
     }
     return site.page(request, "files.html", context, session=session)
 
