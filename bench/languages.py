@@ -37,6 +37,7 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_testkit import model_env
+from minirag_testkit.answers import hit_sources
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 from results_io import provenance, write_json
 
@@ -157,7 +158,7 @@ def evaluate(index: Index, queries: dict[str, str], rel: dict[str, str]) -> dict
         start = time.perf_counter()
         answer = index.query(text, top_k=FETCH_CHUNKS)
         timings["hybrid"].append(time.perf_counter() - start)
-        totals["hybrid"] += ndcg10(doc_order(h["source"] for h in answer["results"]), want)
+        totals["hybrid"] += ndcg10(doc_order(hit_sources(answer)), want)
     out: dict = {m: round(t / len(queries), 4) for m, t in totals.items()}
     out["hybrid_p50_ms"] = round(statistics.median(timings["hybrid"]) * 1000, 1)
     out["keyword_p50_ms"] = round(statistics.median(timings["keyword"]) * 1000, 1)

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from minirag_store import Index
 from minirag_testkit import model_env
+from minirag_testkit.answers import hit_sources
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 from results_io import provenance, write_json
 
@@ -215,8 +216,8 @@ def phrase_rate(index: Index, folder: Path, docs: dict[str, dict], kind: str) ->
         if phrase is None:
             continue
         asked += 1
-        hits = index.query(f'"{phrase}"', top_k=FETCH_CHUNKS)["results"]
-        if path.stem in doc_order(h["source"] for h in hits)[:5]:
+        answer = index.query(f'"{phrase}"', top_k=FETCH_CHUNKS)
+        if path.stem in doc_order(hit_sources(answer))[:5]:
             found += 1
         elif len(misses) < 5:
             misses.append(f"{path.stem}: {phrase}")
@@ -241,10 +242,10 @@ def evaluate(index: Index, queries: dict[str, str], qrels: dict) -> dict[str, fl
     for qid, text in queries.items():
         vec = table.vector_search(embedder.embed_query(text), FETCH_CHUNKS)
         kw = table.keyword_search(text, FETCH_CHUNKS)
-        hybrid = index.query(text, top_k=FETCH_CHUNKS)["results"]
+        hybrid = hit_sources(index.query(text, top_k=FETCH_CHUNKS))
         totals["vector"] += ndcg10(doc_order(r["source"] for r in vec), qrels[qid])
         totals["keyword"] += ndcg10(doc_order(r["source"] for r in kw), qrels[qid])
-        totals["hybrid"] += ndcg10(doc_order(h["source"] for h in hybrid), qrels[qid])
+        totals["hybrid"] += ndcg10(doc_order(hybrid), qrels[qid])
     return {k: v / len(queries) for k, v in totals.items()}
 
 

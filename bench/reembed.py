@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from minirag_testkit.answers import hit_sources
 from results_io import provenance, write_json
 
 SCIFACT = Path("/work/scifact")
@@ -144,8 +145,16 @@ def compare(before: Path, after: Path, queries: int) -> dict:
     tops = []
     for copy in (before, after):
         index = Index(load_config(_env(copy)), embedder=embedder)
-        hits = [index.query(q, top_k=10)["results"] for q in texts]
-        tops.append([[(Path(h["source"]).name, h["chunkIndex"]) for h in top] for top in hits])
+        answers = [index.query(q, top_k=10) for q in texts]
+        tops.append(
+            [
+                [
+                    (Path(s).name, h["chunkIndex"])
+                    for s, h in zip(hit_sources(a), a["results"], strict=True)
+                ]
+                for a in answers
+            ]
+        )
         index.close()
     return {
         "chunks_before": len(a),
