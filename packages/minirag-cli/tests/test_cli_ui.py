@@ -50,3 +50,37 @@ def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_en
         code = proc.wait(30)
     assert code in (0, 130, -signal.SIGINT), code
     assert link.group(2) not in (proc.stdout.read() if proc.stdout else "")
+
+
+def test_ui_follows_the_files_and_shows_what_failed(tmp_path, cli_env):
+    """As the MCP server, the page's process follows the roots (RAG_WATCH): its first
+    sync indexes what is new and the files view names the file that failed, with why."""
+    import time
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "boiler.md").write_text("# Boiler\n\nThe boiler is serviced every spring.\n")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.7\nnot really a pdf\n")
+    flags = ["--base-dir", str(root), "--db-path", str(tmp_path / "index")]
+    env = {k: v for k, v in cli_env.items() if k != "RAG_WATCH"}
+    proc = subprocess.Popen([str(CLI), "ui", "--no-browser", *flags], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        link = re.search(r"http://127\.0\.0\.1:(\d+)/login\?secret=[\w-]+", proc.stderr.readline())
+        assert link
+        with httpx.Client(timeout=30) as client:
+            client.get(link.group(0))
+            deadline = time.monotonic() + 180
+            page = ""
+            while time.monotonic() < deadline:
+                page = client.get(f"http://127.0.0.1:{link.group(1)}/files?state=failed").text
+                if "broken.pdf" in page:
+                    break
+                time.sleep(1)
+            assert "broken.pdf" in page and "cannot open the PDF" in page, page[-2000:]
+            found = client.get(f"http://127.0.0.1:{link.group(1)}/?q=boiler+serviced").text
+            assert "boiler.md" in found
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)

@@ -6,6 +6,10 @@ printed, so the URL printed is the one that answers. The URL carries a one-time 
 port but not the secret, and a web page cannot guess it. The browser is opened through a
 file only this user can read that forwards to the URL (as Jupyter does), so the secret
 is not on a command line another user's ``ps`` would show.
+
+Like the MCP server, it follows the files while it runs (``RAG_WATCH``, on by default):
+its first sync brings the index up to date, and the files view says what each sync
+failed on, with the error.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from minirag_store import Index
 
 from minirag_web.access import OneTimeSecret
 from minirag_web.app import create_app
+from minirag_web.joblog import SyncLog
 
 __all__ = ["LOOPBACK_HOSTS", "serve_local"]
 
@@ -56,13 +61,15 @@ def serve_local(
     import uvicorn
 
     secret = secrets.token_urlsafe(32)
-    app = create_app(index, OneTimeSecret(secret), allowed_hosts=LOOPBACK_HOSTS)
+    log = SyncLog()
+    app = create_app(index, OneTimeSecret(secret), allowed_hosts=LOOPBACK_HOSTS, sync_log=log)
     sock = bind(port)
     link = f"http://127.0.0.1:{sock.getsockname()[1]}/login?secret={secret}"
     say(f"minirag in your browser: {link}")
     say("(the link signs in once; Ctrl-C stops the server)")
-    # The first search should not wait for the model: load it while the browser opens.
-    threading.Thread(target=_warm_up, args=(index,), daemon=True).start()
+    # The first search should not wait for the model: load it while the browser opens;
+    # then follow the files as a server does (RAG_WATCH), noting what each sync failed on.
+    threading.Thread(target=_warm_up, args=(index, log), daemon=True).start()
     if open_browser:
         _open(link)
     config = uvicorn.Config(
@@ -71,10 +78,12 @@ def serve_local(
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def _warm_up(index: Index) -> None:
+def _warm_up(index: Index, syncs: SyncLog) -> None:
     try:
         if index.config_error is None:
             index.warm_up()
+            if index.config.watch != "off":
+                index.start_watching(lambda batch: syncs.record(batch["job"]))
     except Exception as e:  # the page's first call that needs the part says what failed
         log.warning("warm-up failed: %s", e)
 
