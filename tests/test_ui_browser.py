@@ -196,6 +196,10 @@ def test_a_hit_opens_highlighted_beside_its_page_image(synced, server, browser):
     assert loaded and loaded > 100
     browser.shot("read")
     browser.driver.find_element("css selector", "a[rel=next]").click()
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser.driver, 60).until(ec.staleness_of(image))  # the next page came
     browser.wait_for("figure.page img")
     assert "p. 3 of 3" in browser.text()
 
@@ -229,10 +233,14 @@ def test_keyboard_alone_searches_and_opens_a_hit(synced, server, browser):
 
 def test_the_files_view_filters_to_the_failed_file_and_its_error(synced, server, browser):
     browser.get(f"{server.root}/files")
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
+    before = browser.wait_for("li.file")  # a row of the unfiltered page
     Select(browser.driver.find_element("id", "state")).select_by_value("failed")
     browser.driver.find_element("id", "path").send_keys("broken\n")
+    # The form's GET replaces the page: wait until the old rows are gone, then read.
+    WebDriverWait(browser.driver, 60).until(ec.staleness_of(before))
     browser.wait_for("li.file")
     rows = browser.driver.find_elements("css selector", "li.file")
     assert len(rows) == 1
