@@ -206,7 +206,9 @@ def _check(candidate: list[str], joined: str, original: str | None) -> str | Non
 
 def phrase_rate(index: Index, folder: Path, docs: dict[str, dict], kind: str) -> dict:
     """Share of sampled files whose across-line phrase finds them in the top 5."""
-    files = sorted(folder.glob("*.pdf"))[:PHRASE_SAMPLE]
+    # The cache may hold PDFs of another run's sample: only this run's documents count.
+    files = sorted(p for p in folder.glob("*.pdf") if kind == "real" or p.stem in docs)
+    files = files[:PHRASE_SAMPLE]
     asked = found = in_file = 0
     misses: list[str] = []
     in_file_misses: list[str] = []
