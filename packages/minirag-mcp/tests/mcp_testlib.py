@@ -13,37 +13,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from minirag_testkit.scenarios import NOTES, write_files
 
 #: Facts worth finding: each file says one thing no other file says.
-CORPUS: dict[str, str] = {
-    "specs/cooling.md": (
-        "# Cooling system\n\n"
-        "## Pump maintenance\n\n"
-        "The coolant pump P-7 must be flushed every 400 operating hours with "
-        "distilled water. A clogged pump raises the core temperature quickly.\n\n"
-        "## Fans\n\n"
-        "The radiator fans run at 1200 rpm in normal mode and 2400 rpm when the "
-        "coolant exceeds 85 degrees.\n"
-    ),
-    "notes/lunch.txt": (
-        "Team lunch is on Fridays at the noodle bar on Elm Street. "
-        "Marta books the table every Thursday afternoon.\n"
-    ),
-    "policies/travel.md": (
-        "# Travel policy\n\n"
-        "Economy class is required for flights shorter than six hours. "
-        "Hotel costs are reimbursed up to 180 euros per night in capital cities.\n"
-    ),
-}
+CORPUS: dict[str, str] = NOTES
 
 
 def write_corpus(root: Path) -> Path:
     """Write :data:`CORPUS` under ``root``; returns ``root``."""
-    for rel, text in CORPUS.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_files(root, CORPUS)
 
 
 def console_script() -> str:

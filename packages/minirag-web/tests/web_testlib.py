@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from minirag_testkit.scenarios import NOTES, write_files
+
 FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 #: A three-page PDF whose page 2 holds the repair order (what the page-image tests open).
 PDF = FIXTURES / "markitdown" / "REPAIR-2022-INV-001_multipage.pdf"
@@ -24,19 +26,8 @@ and ![tracker](http://203.0.113.9/pixel.png) and [the project](https://example.o
 """
 
 CORPUS: dict[str, str] = {
-    "specs/cooling.md": (
-        "# Cooling system\n\n"
-        "## Pump maintenance\n\n"
-        "The coolant pump P-7 must be flushed every 400 operating hours with "
-        "distilled water. A clogged pump raises the core temperature quickly.\n\n"
-        "## Fans\n\n"
-        "The radiator fans run at 1200 rpm in normal mode and 2400 rpm when the "
-        "coolant exceeds 85 degrees.\n"
-    ),
-    "notes/lunch.txt": (
-        "Team lunch is on Fridays at the noodle bar on Elm Street. "
-        "Marta books the table every Thursday afternoon.\n"
-    ),
+    "specs/cooling.md": NOTES["specs/cooling.md"],
+    "notes/lunch.txt": NOTES["notes/lunch.txt"],
     "notes/hostile.md": HOSTILE,
 }
 #: Not a PDF inside: the sync fails on it, and the files view says why.
@@ -45,10 +36,7 @@ BROKEN = "scans/broken.pdf"
 
 def write_corpus(root: Path) -> Path:
     """The corpus, the PDF (``invoices/repair.pdf``) and the broken file under ``root``."""
-    for rel, text in CORPUS.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(root, CORPUS)
     (root / "invoices").mkdir(parents=True, exist_ok=True)
     shutil.copy(PDF, root / "invoices" / "repair.pdf")
     (root / "scans").mkdir(parents=True, exist_ok=True)

@@ -42,10 +42,12 @@ def expand(answer: Mapping[str, Any]) -> dict[str, Any]:
 
 def _title(summary: Mapping[str, Any]) -> str:
     """A source's title; absent on the wire when it is only the file's name, which is then
-    the title (underscores as spaces, as ``convert.titles.stem_title`` makes it)."""
+    the title as the store makes one from a file name."""
+    from minirag_store.convert.titles import stem_title
+
     if "title" in summary:
         return summary["title"]
-    return " ".join(PurePath(summary["displayPath"]).stem.replace("_", " ").split())
+    return stem_title(PurePath(summary["displayPath"]).stem)
 
 
 def _with_source(answer: Mapping[str, Any], summary: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FILES", "STEPS", "Context", "Step", "expected", "steps_for", "write_files"]
+__all__ = ["FILES", "NOTES", "STEPS", "Context", "Step", "expected", "steps_for", "write_files"]
 
-#: The folder the story runs on: each file says one thing no other file says, and one
-#: ``.pdf`` that is not a PDF, so the sync job and the listing carry an error entry.
-FILES: dict[str, str] = {
+#: Three short documents, each saying one thing no other says (the shells' tests share them).
+NOTES: dict[str, str] = {
     "specs/cooling.md": (
         "# Cooling system\n\n## Pump maintenance\n\nThe coolant pump P-7 must be flushed "
         "every 400 operating hours with distilled water. A clogged pump raises the core "
@@ -35,13 +34,16 @@ FILES: dict[str, str] = {
         "# Travel policy\n\nEconomy class is required for flights shorter than six hours. "
         "Hotel costs are reimbursed up to 180 euros per night in capital cities.\n"
     ),
-    "broken.pdf": "this is not a PDF",
 }
+#: The folder the story runs on: the notes and one ``.pdf`` that is not a PDF, so the sync
+#: job and the listing carry an error entry.
+FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF"}
 
 
-def write_files(root: Path) -> Path:
-    """Write :data:`FILES` under ``root``; returns ``root``."""
-    for rel, text in FILES.items():
+def write_files(root: Path, files: dict[str, str] = FILES) -> Path:
+    """Write ``files`` (``{relative path: text}``, :data:`FILES` by default) under
+    ``root``; returns ``root``."""
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
