@@ -187,3 +187,67 @@ def test_a_writes_last_maintenance_rebuilds_piled_up_keyword_segments(tmp_path, 
     table.maintain()
     stats = lance_table(tmp_path / "db").to_lance().stats.index_stats("keywords_idx")
     assert stats["num_indexed_rows_per_delta"] == [rounds * per_round, 300]
+
+
+def _prose(rng, words: int) -> str:
+    vocabulary = [
+        "the",
+        "cell",
+        "protein",
+        "gene",
+        "expression",
+        "patients",
+        "study",
+        "results",
+        "increased",
+        "reduced",
+        "model",
+        "analysis",
+        "tumour",
+        "response",
+        "treatment",
+        "significant",
+        "level",
+        "signal",
+        "pathway",
+        "mice",
+        "human",
+    ]
+    return " ".join(rng.choice(vocabulary, words)) + "."
+
+
+def _data_bytes(db) -> int:
+    dataset = lance_table(db).to_lance()
+    folder = db / f"{dataset.uri.rstrip('/').rsplit('/', 1)[-1]}" / "data"
+    return sum(
+        (folder / f.path).stat().st_size
+        for fragment in dataset.get_fragments()
+        for f in fragment.data_files()
+    )
+
+
+def test_compaction_encodes_a_syncs_small_commits_as_tightly_as_one_write(tmp_path):
+    """A sync commits every few seconds, a few dozen rows each; the compacted table must
+    take no more disk than the same rows written at once (pages copied from the small
+    commits stayed plain-encoded: 1.6x here, 61 against 46 MB on SciFact)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    sources = [f"/archive/reports/2026/section-{n:03d}/report-{n:04d}.md" for n in range(100)]
+    texts = {s: [_prose(rng, 80) for _ in range(20)] for s in sources}
+    written = {}
+    for name, per_commit in (("small", 1), ("once", len(sources))):
+        db = tmp_path / name
+        table = ChunkTable.open(db, "m", DIM)
+        for first in range(0, len(sources), per_commit):
+            batch = sources[first : first + per_commit]
+            rows, vectors = [], []
+            for source in batch:
+                r, v = chunk_rows(source, texts[source], seed=first)
+                rows += r
+                vectors.append(v)
+            table.replace_sources(batch, rows, np.concatenate(vectors))
+        table.maintain()
+        assert table.counts() == (2_000, 100)
+        written[name] = _data_bytes(db)
+    assert written["small"] <= 1.15 * written["once"], written

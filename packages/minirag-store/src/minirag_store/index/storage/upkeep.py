@@ -81,6 +81,13 @@ def _keyword_config() -> Any:
 #: re-encodes them, so every maintenance rewrote the table's one big fragment with the new
 #: rows: at 210k rows 23.6 s and +500 MB a maintenance, bench/maintenance.py.)
 FRAGMENT_ROWS = 16_384
+#: How compaction writes the joined fragments: re-encoded, never their pages copied. A
+#: sync commits every few seconds, so its fragments hold a few dozen rows each, too few
+#: for Lance to pick dictionary or FSST encodings; copying their pages kept them plain for
+#: good. Measured on SciFact (24,964 chunks): the compacted data file 61 MB copied against
+#: 46 MB re-encoded (text 9.2 -> 5.8 MB, locator 3.0 -> 0.4, title 2.5 -> 0.4); on 4,000
+#: rows in 20-row commits the compaction itself took 0.21 s against 0.39.
+COMPACTION_MODE = "reencode"
 #: An index segment (one of Lance's "delta" indexes) takes in newer rows only up to this
 #: many, so what one maintenance merges (the full-text index's above all) stays bounded
 #: whatever the table's size; a segment that reached it is final. Every segment costs each
@@ -135,7 +142,7 @@ def compact(table: Any, *, consolidate: bool = False) -> None:
 
     Through Lance's own optimizer on the table's dataset (LanceDB's public ``to_lance()``),
     whose options LanceDB's ``optimize()`` does not pass on: bounded compaction
-    (:data:`FRAGMENT_ROWS`, copying a fragment's encoded pages when it can) and, for the
+    (:data:`FRAGMENT_ROWS`, re-encoded: :data:`COMPACTION_MODE`) and, for the
     full-text index, segments merged by :func:`segments_to_merge` instead of the whole
     index rewritten for every batch. The BTREE and vector indexes stay one segment each
     (new rows of the vector index go to the trained partitions; :mod:`ann` retrains).
@@ -143,7 +150,7 @@ def compact(table: Any, *, consolidate: bool = False) -> None:
     segment instead when it would be left in more than :data:`KEYWORD_SEGMENTS`."""
     dataset = table.to_lance()
     dataset.optimize.compact_files(
-        target_rows_per_fragment=FRAGMENT_ROWS, compaction_mode="try_binary_copy"
+        target_rows_per_fragment=FRAGMENT_ROWS, compaction_mode=COMPACTION_MODE
     )
     rebuild = False
     # the keyword index last: a rebuild commits through the table, after every merge here
