@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from minirag_store.index.text.keywords import (
-    EXACT_WEIGHT,
+    AS_WRITTEN_BONUS,
     PART_WEIGHT,
     SINGLE_SEARCH_TOKENS,
     WORD_WEIGHT,
@@ -14,6 +14,7 @@ from minirag_store.index.text.keywords import (
     normalize,
     normalize_query,
     pairs,
+    rerank_as_written,
     section_keywords,
     tokens,
 )
@@ -35,7 +36,7 @@ def test_identifiers_kept_whole_and_as_parts():
 
 def test_stop_words_dropped_in_both_languages():
     assert tokens("the invoice и склад") == ["invoic", "склад"]
-    assert normalize("the invoice и склад") == "invoic склад =invoice invoic+склад"
+    assert normalize("the invoice и склад") == "invoic склад invoic+склад"
 
 
 def test_yo_and_capitals_fold_to_one_form():
@@ -55,11 +56,26 @@ def test_word_pairs_follow_phrases_not_punctuation():
 
 
 def test_query_terms_counted_once_then_weighted():
-    # the stem at a word's weight; the one form its stem changes also as written
-    assert Counter(normalize_query("stock stocks STOCK").split()) == {
-        "stock": WORD_WEIGHT,
-        "=stocks": EXACT_WEIGHT,
-    }
+    # the stem at a word's weight, once; the form its stem changes is kept for the re-rank
+    assert Counter(normalize_query("stock stocks STOCK").split()) == {"stock": WORD_WEIGHT}
+    assert keyword_query("stock stocks STOCK").forms == {"stocks"}
+
+
+def test_hits_saying_the_query_words_as_typed_rank_first():
+    query = keyword_query("Информационная система анализа", frozenset({"russian"}))
+    assert query.forms == {"информационная", "система", "анализа"}
+    texts = [
+        "информационной системы анализом",  # the stems only: no gain
+        "Информационная система, АНАЛИЗА и прочее",  # all three as typed, any case
+        "информационная системой",  # one of three
+        "информационнаяя системы",  # a longer word is not the form
+    ]
+    ranked = rerank_as_written(query.forms, [1.4, 1.5, 1.39, 1.0], texts)
+    assert [i for i, _ in ranked] == [1, 2, 0, 3]
+    assert ranked[0][1] == 1.5 * (1 + AS_WRITTEN_BONUS)  # every word as typed
+    assert 1.4 < dict(ranked)[2] < 1.39 * (1 + AS_WRITTEN_BONUS / 3)  # one of three: less
+    assert dict(ranked)[3] == 1.0
+    assert rerank_as_written(frozenset(), [1.0, 2.0], texts[:2]) == [(1, 2.0), (0, 1.0)]
 
 
 def test_identifier_outweighs_its_parts_in_a_query():
@@ -87,8 +103,7 @@ def test_a_long_query_splits_into_words_and_pairs_with_the_same_weights():
     assert long.scale == PART_WEIGHT
     words = Counter(long.words.split())
     assert words["err_socket_closed"] == 3 and words["socket"] == 1 and words["retri"] == 2
-    assert "=retry" not in words  # the words as written are scored with the pairs
-    assert all("+" in term or term.startswith("=") for term in long.pairs.split())
+    assert all("+" in term for term in long.pairs.split())
     whole = Counter(long.whole.split())
     rebuilt = Counter({t: n * long.scale for t, n in words.items()}) + Counter(long.pairs.split())
     assert rebuilt == whole
@@ -107,14 +122,13 @@ def test_chunk_entry_holds_title_prefix_and_neighbours_within_its_section():
         ("Setup > Stock\n\nDelta forklifts.", 15),
     ]
     entries = [e.split() for e in section_keywords("Manual", chunks)[0]]
-    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous", "=invoices",
-                          "alpha+invoic"]  # fmt: skip
-    # title, own breadcrumb, then previous + own + next body, then the own body's words as
-    # written (where the stem changed them) and pairs; never two chunks away
+    assert entries[0] == ["manual", "alpha", "invoic", "bravo", "warehous", "alpha+invoic"]
+    # title, own breadcrumb, then previous + own + next body, then the own body's pairs;
+    # never two chunks away
     assert entries[2] == ["manual", "setup", "stock", "bravo", "warehous", "charli", "pallet",
-                          "delta", "forklift", "=charlie", "=pallets", "charli+pallet"]  # fmt: skip
+                          "delta", "forklift", "charli+pallet"]  # fmt: skip
     assert "alpha" not in entries[2] and "delta" not in entries[1]
-    assert entries[3][-4:] == ["delta", "forklift", "=forklifts", "delta+forklift"]
+    assert entries[3][-3:] == ["delta", "forklift", "delta+forklift"]
 
 
 def test_russian_words_of_a_neighbour_are_stemmed_too():

@@ -228,3 +228,19 @@ def test_thesis_words_as_written_in_the_top_five_of_their_file(thesis_index, fil
     folded = query.casefold()
     found = [h for h in hits if folded in " ".join(shown(h).casefold().split())]
     assert found, [h["text"][:60] for h in hits]
+
+
+def test_a_language_told_for_a_few_stray_chunks_is_no_query_alternative():
+    """One chunk of 24,964 told French in an English archive must not add French stems to
+    every question; a language of a small index's few chunks still counts."""
+    import pyarrow as pa
+    from minirag_store.index.search.searcher import held_languages
+
+    archive = pa.array(["english"] * 24_000 + ["french"] + [""] * 100)
+    assert held_languages(archive) == {"english"}
+    assert held_languages(pa.array(["english"] * 24_000 + ["german"] * 20)) == {
+        "english",
+        "german",
+    }
+    assert held_languages(pa.array(["english"] * 900 + ["german"] * 3)) == {"english", "german"}
+    assert held_languages(pa.array([], pa.string())) == frozenset()

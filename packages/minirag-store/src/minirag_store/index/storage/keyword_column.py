@@ -31,7 +31,9 @@ __all__ = [
 #: 4: + word pairs (:func:`keywords.pairs`).
 #: 5: each chunk stemmed as its own language (:mod:`minirag_store.index.text.language`),
 #: spaceless scripts as bigrams, words as written beside their stems.
-KEYWORDS_VERSION = 5
+#: 6: the words as written left out again (a query re-ranks its hits by them instead:
+#: :func:`keywords.rerank_as_written`).
+KEYWORDS_VERSION = 6
 VERSION_COLUMN = "keywords_version"
 #: Each row's stemmer ('' none, NULL: written before scheme 5); a query is analysed
 #: under every one the index holds.

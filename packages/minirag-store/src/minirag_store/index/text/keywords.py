@@ -12,9 +12,10 @@ that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop wo
   a word that language's stemmer cannot read, or a chunk in a language without one, gets
   its script's default: Latin English, Cyrillic Russian); stop words of English and
   Russian are dropped (the only lists kept: see below);
-* a word its stem changes is also kept as written (``=информационная`` beside
-  ``информацион``, own body only), so a passage with the query's own forms ranks above
-  passages that share only its stems (:func:`query_weights`);
+* a passage holding the query's words in the query's own forms (case folded) ranks above
+  passages that share only their stems: the best rows by stems are re-ranked by the share
+  of the query's inflected words each says as written (:func:`as_written_share`,
+  :data:`AS_WRITTEN_BONUS`); the words as written are not in the column;
 * a run of a script written without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
   Myanmar) becomes its character bigrams, and Latin/Cyrillic words and identifiers
   inside it stay words of their own (``iPhone 15``, ``ERR_SOCKET_CLOSED`` in Chinese text).
@@ -64,15 +65,18 @@ from functools import lru_cache
 from minirag_store.index.text.language import chunk_language, stem, stemmable
 
 __all__ = [
+    "AS_WRITTEN_BONUS",
     "PAIR",
     "SINGLE_SEARCH_TOKENS",
     "WINDOW",
     "KeywordQuery",
+    "as_written_share",
     "keyword_query",
     "normalize",
     "normalize_query",
     "pairs",
     "query_weights",
+    "rerank_as_written",
     "section_keywords",
     "tokens",
 ]
@@ -81,15 +85,25 @@ __all__ = [
 WINDOW = 1
 #: Joins the two words of a pair term; never inside a word or an identifier.
 PAIR = "+"
-#: Starts the term of a word as written (case-folded), beside its stem.
-EXACT = "="
 # Punctuation that ends a phrase: no word pair spans it.
 _BREAK = re.compile(r"[.,;:!?()\[\]|\n。，、；：！？（）「」『』]")
 #: Query term weights, as repetitions of the term (see :func:`normalize_query`).
 WORD_WEIGHT = 12
 PART_WEIGHT = 6
 PAIR_WEIGHT = 1
-EXACT_WEIGHT = 3
+#: A keyword hit's score is multiplied by ``1 + AS_WRITTEN_BONUS x share ** SHARE_POWER``,
+#: ``share`` being the part of the query's inflected words (those a stemmer changes) its
+#: chunk says as typed (:func:`as_written_share`): +20 % for all of them, +5 % for half.
+#: Why a re-rank and not index terms: as ``=word`` terms beside the stems (scheme 5) they
+#: lengthened every entry by ~17 %, and BM25's length normalisation then cost SciFact
+#: keyword nDCG@10 0.6935 -> 0.6913 and hybrid 0.7352 -> 0.7319 with the terms unweighted,
+#: and 5 MB of index. Why squared: English inflections carry little (SciFact hybrid at
+#: 0.1 / 0.2 / 0.3 x share: 0.7353 / 0.7306 / 0.7292), so only a chunk saying most of the
+#: query as typed gains much; 0.2 x share^2 keeps SciFact at 0.7353 (keyword 0.6913) and
+#: puts the passage that says a phrase as typed first in every language of
+#: ``test_store_languages`` (0.1 x share did not: a passage saying the other forms twice won).
+AS_WRITTEN_BONUS = 0.2
+SHARE_POWER = 2
 # Tokens longer than this are noise (base64, hashes of hashes); a GUID is 36 characters.
 _MAX_TOKEN = 64
 #: Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hangul, kana,
@@ -122,18 +136,23 @@ _STOP = _EN_STOP | _RU_STOP  # already folded: ё is written е
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The token and part patterns: a word's letters include its combining marks
-    (Devanagari, Tamil and Arabic vowel signs; ``\\w`` leaves them out, which cut Hindi
-    words apart), and a spaceless run is a token of its own, so ``iphone`` in Chinese text
-    is a word beside it, not glued to it. Built on first use (a scan of Unicode's marks)."""
-    spaceless = _SPACELESS_RUN
+def _letter() -> str:
+    """A letter of a word, its combining marks included (Devanagari, Tamil and Arabic vowel
+    signs; ``\\w`` leaves them out, which cut Hindi words apart). Built on first use (a
+    scan of Unicode's marks)."""
     marks: list[str] = []
     for code in range(0x300, 0x1E950):
         ch = chr(code)
-        if unicodedata.category(ch)[0] == "M" and not spaceless.match(ch):
+        if unicodedata.category(ch)[0] == "M" and not _SPACELESS_RUN.match(ch):
             marks.append(re.escape(ch))
-    letter = f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
+    return f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The token and part patterns (words of :func:`_letter`): a spaceless run is a token
+    of its own, so ``iphone`` in Chinese text is a word beside it, not glued to it."""
+    letter = _letter()
     token = re.compile(f"[{_SPACELESS}]+|{letter}+(?:[-_./:]+{letter}+)*")
     return token, re.compile(f"{letter}+")
 
@@ -157,7 +176,8 @@ def _fold(text: str) -> str:
 
 
 #: One unit of analysed text: its head term (a stem, a whole identifier or a bigram), the
-#: index forms of an identifier's parts, and the word as written (EXACT + word) or ''.
+#: index forms of an identifier's parts, and the word as written when a stemmer changes it
+#: (else '').
 Unit = tuple[str, list[str], str]
 
 
@@ -190,7 +210,7 @@ def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
                 continue  # a stop word: the phrase goes on across it
             # A word its stem leaves unchanged, or one no stemmer reads, needs no second
             # term: every index entry that holds it so holds its stem.
-            exact = EXACT + token if head != token and stemmable(token) else ""
+            exact = token if head != token and stemmable(token) else ""
         units.append((head, pieces, exact))
         if previous and previous != head:  # a repeated word is no phrase
             pairs.append(f"{previous}{PAIR}{head}")
@@ -200,10 +220,6 @@ def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
 
 def _terms(units: list[Unit]) -> list[str]:
     return [t for head, parts, _ in units for t in (head, *parts)]
-
-
-def _exact(units: list[Unit]) -> list[str]:
-    return [exact for _, _, exact in units if exact]
 
 
 def tokens(text: str, algorithm: str = "") -> list[str]:
@@ -220,10 +236,10 @@ def pairs(text: str, algorithm: str = "") -> list[str]:
 
 
 def normalize(text: str, algorithm: str = "") -> str:
-    """``text``'s single-word terms, words as written and word pairs as one term string
-    (what a chunk's entry holds of its own body)."""
+    """``text``'s single-word terms and word pairs as one term string (what a chunk's
+    entry holds of its own body)."""
     units, twos = _analyse(text, algorithm)
-    return " ".join([*_terms(units), *_exact(units), *twos])
+    return " ".join([*_terms(units), *twos])
 
 
 def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[str, int]:
@@ -235,20 +251,14 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
     alternatives: a short query's language cannot be told, an index's can.
 
     Relative to a plain word (1): each part of an identifier counts 1/2 and the whole
-    identifier as much as all its parts together, at least 1; a word as written counts
-    1/4 on top of its stem; a word pair counts 1/12.
+    identifier as much as all its parts together, at least 1; a word pair counts 1/12.
+    (Words as written are no terms: :func:`as_written_share` re-ranks by them.)
 
     * Whole vs parts: a chunk that merely repeats the parts (``socket closed err ...``)
       gains at most ``k1 + 1`` ≈ 2.2 times one occurrence per part (BM25 saturates), and
       the whole identifier is at least as rare as each part, so the chunk holding
       ``ERR_SOCKET_CLOSED`` itself ranks first. With whole and parts at full weight each,
       such notes outranked it.
-    * A word as written (``=информационная``) puts the chunk saying the query's own
-      forms above the ones that match its stems only (``информационной``). At 1/2 it
-      also put sentences that share one form with an inflected query (``системой``)
-      above the passage stating the phrase in other forms; at 1/4 that passage is
-      first again, and keyword nDCG@10 on XQuAD rose (ar 0.936 -> 0.937, de 0.935 ->
-      0.939; without the term: 0.932, 0.936).
     * A pair breaks ties among chunks that hold the same words (the one stating the
       phrase wins) but does not outweigh a word: pairs are rare, so their IDF is high.
 
@@ -259,7 +269,7 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
     weights: dict[str, int] = {}
     for algorithm in ["", *sorted(languages)]:
         units, twos = _analyse(query, algorithm)
-        for head, parts, exact in units:
+        for head, parts, _ in units:
             if parts:
                 whole = max(WORD_WEIGHT, PART_WEIGHT * len(parts))
                 weights[head] = max(weights.get(head, 0), whole)
@@ -267,8 +277,6 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
                     weights.setdefault(part, PART_WEIGHT)
             else:
                 weights[head] = WORD_WEIGHT
-            if exact:
-                weights[exact] = EXACT_WEIGHT
         for pair in twos:
             weights.setdefault(pair, PAIR_WEIGHT)
     return weights
@@ -284,9 +292,9 @@ def _repeated(weights: dict[str, int]) -> str:
     return " ".join(" ".join([term] * n) for term, n in weights.items())
 
 
-#: A query of at most this many term repetitions (six plain words, each also as written,
-#: and their five pairs: 6 x 12 + 6 x 3 + 5 = 95) runs as one search (:class:`KeywordQuery`).
-SINGLE_SEARCH_TOKENS = 96
+#: A query of at most this many term repetitions (six plain words and their five pairs:
+#: 6 x 12 + 5 = 77) runs as one search (:class:`KeywordQuery`).
+SINGLE_SEARCH_TOKENS = 80
 
 
 @dataclass(frozen=True)
@@ -300,8 +308,7 @@ class KeywordQuery:
     table a query past :data:`SINGLE_SEARCH_TOKENS` (six words with their pairs) runs as
     two (:attr:`split`; at 100k chunks one search is still the faster, 7.6 vs 8.2 ms):
     the single words, weights divided by their common factor ``scale``, fetch the best
-    rows; then the pairs (and the words as written, ``=word``, which break ties the same
-    way) are scored among just those rows, and ``scale`` x words + pairs
+    rows; then the pairs are scored among just those rows, and ``scale`` x words + pairs
     is the one search's score (equal to float rounding): 17 ms (p95 30) in a whole query
     at 1M. What it gives up: a row outside the words' best ``limit`` cannot enter on its
     pairs. A pair weighs 1/12 of a word, so in a long query that is a tie-break among the
@@ -315,6 +322,8 @@ class KeywordQuery:
     words: str
     scale: int
     pairs: str
+    #: The query's words a stemmer changes, case-folded, as typed (:func:`as_written_share`).
+    forms: frozenset[str] = frozenset()
 
     @property
     def split(self) -> bool:
@@ -326,17 +335,49 @@ def keyword_query(query: str, languages: frozenset[str] = frozenset()) -> Keywor
     """:class:`KeywordQuery` of ``query`` under ``languages`` (the stemmers of the index's
     chunks: :func:`query_weights`; ``whole`` empty: nothing searchable)."""
     weights = query_weights(query, languages)
-    # Words as written break ties like pairs do: scored among the words' best rows, so
-    # the words' common factor stays that of stems and parts (fewer repeated tokens).
-    singles = {t: w for t, w in weights.items() if PAIR not in t and not t.startswith(EXACT)}
+    singles = {t: w for t, w in weights.items() if PAIR not in t}
     scale = math.gcd(*singles.values()) if singles else 1
     doubles = {t: w for t, w in weights.items() if t not in singles}
+    forms = {exact for algorithm in ["", *sorted(languages)]
+             for _, _, exact in _analyse(query, algorithm)[0] if exact}  # fmt: skip
     return KeywordQuery(
         whole=_repeated(weights),
         words=_repeated({t: w // scale for t, w in singles.items()}),
         scale=scale,
         pairs=_repeated(doubles),
+        forms=frozenset(forms),
     )
+
+
+@lru_cache(maxsize=64)
+def _form_finder(forms: frozenset[str]) -> re.Pattern[str]:
+    letter = _letter()
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(f"(?<!{letter})(?:{alternatives})(?!{letter})")
+
+
+def as_written_share(forms: frozenset[str], text: str) -> float:
+    """The share of ``forms`` (a query's inflected words as typed: :attr:`KeywordQuery.forms`)
+    that ``text`` (a chunk, its heading breadcrumb included) says in those very forms,
+    case-folded: 0 when the query has none. A keyword hit's score is multiplied by
+    ``1 +`` :data:`AS_WRITTEN_BONUS` x this share (:func:`rerank_as_written`)."""
+    if not forms:
+        return 0.0
+    found = set(_form_finder(forms).findall(_fold(text)))
+    return len(found) / len(forms)
+
+
+def rerank_as_written(
+    forms: frozenset[str], scores: Sequence[float], texts: Sequence[str]
+) -> list[tuple[int, float]]:
+    """``(position, new score)`` of keyword hits scored ``scores`` whose chunks say
+    ``texts``, best first: each score raised by the share of the query's words its chunk
+    says as typed (:func:`as_written_share`); a tie keeps the search's order."""
+    raised = [
+        score * (1.0 + AS_WRITTEN_BONUS * as_written_share(forms, text) ** SHARE_POWER)
+        for score, text in zip(scores, texts, strict=True)
+    ]
+    return sorted(enumerate(raised), key=lambda pair: -pair[1])
 
 
 def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
@@ -344,8 +385,8 @@ def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> tuple[lis
     ``(text, body_start)``, and each chunk's stemmer (:func:`language.chunk_language` of
     its body, '' for none). An entry holds the words of the title, of the chunk's prefix
     and of the bodies of the chunk and of up to :data:`WINDOW` neighbours on each side
-    (each stemmed as its own chunk's language), then the words as written and the word
-    pairs of the chunk's prefix and own body (each body is analysed once)."""
+    (each stemmed as its own chunk's language), then the word pairs of the chunk's own
+    body (each body is analysed once)."""
     languages = [chunk_language(text[start:]) for text, start in chunks]
     analysed = [
         _analyse(text[start:], lang) for (text, start), lang in zip(chunks, languages, strict=True)
@@ -356,7 +397,6 @@ def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> tuple[lis
         prefix = _analyse(text[:start], languages[i])[0]
         terms = [" ".join(tokens(title, languages[i])), " ".join(_terms(prefix))]
         terms += words[max(0, i - WINDOW) : i + WINDOW + 1]
-        terms.append(" ".join([*_exact(prefix), *_exact(analysed[i][0])]))
         terms.append(" ".join(analysed[i][1]))
         out.append(" ".join(t for t in terms if t))
     return out, languages
