@@ -115,7 +115,8 @@ def measured(results: Path) -> str:
             rf["index_disk"],
             f"{quality['index_mb_after_ingest']:.0f} MB, "
             f"{quality['index_mb_after_reindex'][-1]:.0f} MB after "
-            f"{len(quality['index_mb_after_reindex'])} identical re-writes",
+            f"{len(quality['index_mb_after_reindex'])} identical "
+            f"re-write{'s' if len(quality['index_mb_after_reindex']) != 1 else ''}",
         ),
         (
             "no-op re-sync (`bench/ingest.py`)",
