@@ -349,11 +349,24 @@ def keyword_query(query: str, languages: frozenset[str] = frozenset()) -> Keywor
     )
 
 
-@lru_cache(maxsize=64)
-def _form_finder(forms: frozenset[str]) -> re.Pattern[str]:
-    letter = _letter()
-    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    return re.compile(f"(?<!{letter})(?:{alternatives})(?!{letter})")
+def _in_word(ch: str) -> bool:
+    """Whether ``ch`` (one character, or '' at either end) continues a word of
+    :func:`_letter`: a letter, digit or combining mark outside the spaceless scripts."""
+    if not ch or _SPACELESS_RUN.match(ch):
+        return False
+    return ch.isalnum() or unicodedata.category(ch)[0] == "M"
+
+
+def _says(folded: str, form: str) -> bool:
+    """Whether ``folded`` holds ``form`` as a whole word (str.find, not a regex scan: this
+    runs on every keyword candidate of a query)."""
+    at = folded.find(form)
+    while at >= 0:
+        end = at + len(form)
+        if not _in_word(folded[at - 1 : at] if at else "") and not _in_word(folded[end : end + 1]):
+            return True
+        at = folded.find(form, at + 1)
+    return False
 
 
 def as_written_share(forms: frozenset[str], text: str) -> float:
@@ -363,8 +376,8 @@ def as_written_share(forms: frozenset[str], text: str) -> float:
     ``1 +`` :data:`AS_WRITTEN_BONUS` x this share (:func:`rerank_as_written`)."""
     if not forms:
         return 0.0
-    found = set(_form_finder(forms).findall(_fold(text)))
-    return len(found) / len(forms)
+    folded = _fold(text)
+    return sum(_says(folded, form) for form in forms) / len(forms)
 
 
 def rerank_as_written(
