@@ -268,8 +268,9 @@ def test_index_of_an_older_keyword_scheme_is_rebuilt_in_place_by_maintain(tmp_pa
 
 def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
     """Our async keyword search (its own event loop, LanceDB's public async API) returns
-    the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike."""
-    from minirag_store.index.text.keywords import normalize_query
+    the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike
+    (then raised where a chunk says the query's words as typed, as the search does)."""
+    from minirag_store.index.text.keywords import keyword_query, normalize_query, rerank_as_written
 
     put(table, "/d/a/1.md", ["invoice payment run", "the payment terms", "walrus census"])
     put(table, "/d/a/2.md", ["late invoice reminders", "invoice invoice dispute"])
@@ -282,9 +283,13 @@ def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
         query = raw.search(normalize_query(text), query_type="fts", fts_columns="keywords")
         if where:
             query = query.where(where, prefilter=True)
-        expected = query.select(["id", "_score"]).limit(10).to_arrow().to_pylist()
+        found = query.select(["id", "_score", "text"]).limit(10).to_arrow().to_pylist()
+        assert found, text
+        ranked = rerank_as_written(
+            keyword_query(text).forms, [h["_score"] for h in found], [h["text"] for h in found]
+        )
+        expected = [{"id": found[i]["id"], "_score": score} for i, score in ranked]
         got = table.keyword_search(text, 10, where)
-        assert expected, text
         key = lambda hit: (-round(hit["_score"], 5), hit["id"])  # noqa: E731
         assert sorted(map(key, got)) == sorted(map(key, expected)), text
         assert [h["_score"] for h in got] == sorted((h["_score"] for h in got), reverse=True)
