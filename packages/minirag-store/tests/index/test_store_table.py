@@ -270,7 +270,8 @@ def test_keyword_search_finds_what_lancedbs_own_full_text_search_finds(table):
     """Our async keyword search (its own event loop, LanceDB's public async API) returns
     the hits and BM25 scores of LanceDB's sync search, indexed rows and new ones alike
     (then raised where a chunk says the query's words as typed, as the search does)."""
-    from minirag_store.index.text.keywords import keyword_query, normalize_query, rerank_as_written
+    from minirag_store.index.text.keywords import keyword_query, normalize_query
+    from minirag_store.index.text.written import rerank_as_written
 
     put(table, "/d/a/1.md", ["invoice payment run", "the payment terms", "walrus census"])
     put(table, "/d/a/2.md", ["late invoice reminders", "invoice invoice dispute"])

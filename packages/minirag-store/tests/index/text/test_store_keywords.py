@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 from minirag_store.index.text.keywords import (
-    AS_WRITTEN_BONUS,
     PART_WEIGHT,
     SINGLE_SEARCH_TOKENS,
     WORD_WEIGHT,
@@ -14,10 +13,10 @@ from minirag_store.index.text.keywords import (
     normalize,
     normalize_query,
     pairs,
-    rerank_as_written,
     section_keywords,
     tokens,
 )
+from minirag_store.index.text.written import AS_WRITTEN_BONUS, rerank_as_written
 
 
 def test_english_and_russian_inflections_share_a_stem():

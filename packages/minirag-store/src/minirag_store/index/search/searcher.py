@@ -33,7 +33,8 @@ from minirag_store.index.search.vectors import (
 )
 from minirag_store.index.storage.keyword_column import LANGUAGE_COLUMN
 from minirag_store.index.storage.schema import ALL_ROWS, scope_filter
-from minirag_store.index.text.keywords import keyword_query, rerank_as_written
+from minirag_store.index.text.keywords import keyword_query
+from minirag_store.index.text.written import rerank_as_written
 
 if TYPE_CHECKING:
     import numpy as np
@@ -219,7 +220,7 @@ class Searcher:
         """BM25 hits over the keyword column, best first: ``id``, ``source``,
         ``parent_id``, ``_score``; [] when the query has no searchable term. A hit whose
         chunk says the query's inflected words as typed gains on its score
-        (:func:`keywords.rerank_as_written`).
+        (:func:`written.rerank_as_written`).
 
         ``source`` False: the ANN path's rows may lack ``source``, for a caller that
         needs no candidate's source (its hits' rows are read whole later): reading it

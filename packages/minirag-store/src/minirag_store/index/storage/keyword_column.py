@@ -32,7 +32,7 @@ __all__ = [
 #: 5: each chunk stemmed as its own language (:mod:`minirag_store.index.text.language`),
 #: spaceless scripts as bigrams, words as written beside their stems.
 #: 6: the words as written left out again (a query re-ranks its hits by them instead:
-#: :func:`keywords.rerank_as_written`).
+#: :func:`written.rerank_as_written`).
 KEYWORDS_VERSION = 6
 VERSION_COLUMN = "keywords_version"
 #: Each row's stemmer ('' none, NULL: written before scheme 5); a query is analysed

@@ -14,8 +14,8 @@ that with a plain whitespace tokenizer (no stemming, no lower-casing, no stop wo
   Russian are dropped (the only lists kept: see below);
 * a passage holding the query's words in the query's own forms (case folded) ranks above
   passages that share only their stems: the best rows by stems are re-ranked by the share
-  of the query's inflected words each says as written (:func:`as_written_share`,
-  :data:`AS_WRITTEN_BONUS`); the words as written are not in the column;
+  of the query's inflected words each says as written (:mod:`minirag_store.index.text.written`);
+  the words as written are not in the column;
 * a run of a script written without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
   Myanmar) becomes its character bigrams, and Latin/Cyrillic words and identifiers
   inside it stay words of their own (``iPhone 15``, ``ERR_SOCKET_CLOSED`` in Chinese text).
@@ -65,18 +65,17 @@ from functools import lru_cache
 from minirag_store.index.text.language import chunk_language, stem, stemmable
 
 __all__ = [
-    "AS_WRITTEN_BONUS",
     "PAIR",
     "SINGLE_SEARCH_TOKENS",
+    "SPACELESS_RUN",
     "WINDOW",
     "KeywordQuery",
-    "as_written_share",
+    "fold",
     "keyword_query",
     "normalize",
     "normalize_query",
     "pairs",
     "query_weights",
-    "rerank_as_written",
     "section_keywords",
     "tokens",
 ]
@@ -91,19 +90,6 @@ _BREAK = re.compile(r"[.,;:!?()\[\]|\n。，、；：！？（）「」『』]")
 WORD_WEIGHT = 12
 PART_WEIGHT = 6
 PAIR_WEIGHT = 1
-#: A keyword hit's score is multiplied by ``1 + AS_WRITTEN_BONUS x share ** SHARE_POWER``,
-#: ``share`` being the part of the query's inflected words (those a stemmer changes) its
-#: chunk says as typed (:func:`as_written_share`): +20 % for all of them, +5 % for half.
-#: Why a re-rank and not index terms: as ``=word`` terms beside the stems (scheme 5) they
-#: lengthened every entry by ~17 %, and BM25's length normalisation then cost SciFact
-#: keyword nDCG@10 0.6935 -> 0.6913 and hybrid 0.7352 -> 0.7319 with the terms unweighted,
-#: and 5 MB of index. Why squared: English inflections carry little (SciFact hybrid at
-#: 0.1 / 0.2 / 0.3 x share: 0.7353 / 0.7306 / 0.7292), so only a chunk saying most of the
-#: query as typed gains much; 0.2 x share^2 keeps SciFact at 0.7353 (keyword 0.6913) and
-#: puts the passage that says a phrase as typed first in every language of
-#: ``test_store_languages`` (0.1 x share did not: a passage saying the other forms twice won).
-AS_WRITTEN_BONUS = 0.2
-SHARE_POWER = 2
 # Tokens longer than this are noise (base64, hashes of hashes); a GUID is 36 characters.
 _MAX_TOKEN = 64
 #: Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, Hangul, kana,
@@ -113,7 +99,7 @@ _SPACELESS = (
     "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\U00020000-\U0003134f"
 )
-_SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
+SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -143,7 +129,7 @@ def _letter() -> str:
     marks: list[str] = []
     for code in range(0x300, 0x1E950):
         ch = chr(code)
-        if unicodedata.category(ch)[0] == "M" and not _SPACELESS_RUN.match(ch):
+        if unicodedata.category(ch)[0] == "M" and not SPACELESS_RUN.match(ch):
             marks.append(re.escape(ch))
     return f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
 
@@ -171,7 +157,8 @@ def _word(word: str, algorithm: str) -> str:
     return stem(word, algorithm)
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """``text`` as both sides compare it: NFKC, case-folded, ``ё`` written ``е``."""
     return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
 
 
@@ -185,7 +172,7 @@ def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
     """``text``'s units in order and its word pairs, words stemmed as ``algorithm`` (a
     PyStemmer name; '' or one that cannot read a word: its script's default)."""
     token_re, part_re = _patterns()
-    folded = _fold(text)
+    folded = fold(text)
     units: list[Unit] = []
     pairs: list[str] = []
     previous, end = "", 0
@@ -194,7 +181,7 @@ def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
         if _BREAK.search(folded, end, match.start()):
             previous = ""  # a phrase does not run across a sentence or clause break
         end = match.end()
-        if _SPACELESS_RUN.match(token):
+        if SPACELESS_RUN.match(token):
             units.extend((gram, [], "") for gram in _grams(token))
             previous = ""  # bigrams already hold the order of the run
             continue
@@ -252,7 +239,7 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
 
     Relative to a plain word (1): each part of an identifier counts 1/2 and the whole
     identifier as much as all its parts together, at least 1; a word pair counts 1/12.
-    (Words as written are no terms: :func:`as_written_share` re-ranks by them.)
+    (Words as written are no terms: :mod:`~minirag_store.index.text.written` re-ranks by them.)
 
     * Whole vs parts: a chunk that merely repeats the parts (``socket closed err ...``)
       gains at most ``k1 + 1`` ≈ 2.2 times one occurrence per part (BM25 saturates), and
@@ -322,7 +309,7 @@ class KeywordQuery:
     words: str
     scale: int
     pairs: str
-    #: The query's words a stemmer changes, case-folded, as typed (:func:`as_written_share`).
+    #: The query's words a stemmer changes, case-folded, as typed (:mod:`.written`).
     forms: frozenset[str] = frozenset()
 
     @property
@@ -347,50 +334,6 @@ def keyword_query(query: str, languages: frozenset[str] = frozenset()) -> Keywor
         pairs=_repeated(doubles),
         forms=frozenset(forms),
     )
-
-
-def _in_word(ch: str) -> bool:
-    """Whether ``ch`` (one character, or '' at either end) continues a word of
-    :func:`_letter`: a letter, digit or combining mark outside the spaceless scripts."""
-    if not ch or _SPACELESS_RUN.match(ch):
-        return False
-    return ch.isalnum() or unicodedata.category(ch)[0] == "M"
-
-
-def _says(folded: str, form: str) -> bool:
-    """Whether ``folded`` holds ``form`` as a whole word (str.find, not a regex scan: this
-    runs on every keyword candidate of a query)."""
-    at = folded.find(form)
-    while at >= 0:
-        end = at + len(form)
-        if not _in_word(folded[at - 1 : at] if at else "") and not _in_word(folded[end : end + 1]):
-            return True
-        at = folded.find(form, at + 1)
-    return False
-
-
-def as_written_share(forms: frozenset[str], text: str) -> float:
-    """The share of ``forms`` (a query's inflected words as typed: :attr:`KeywordQuery.forms`)
-    that ``text`` (a chunk, its heading breadcrumb included) says in those very forms,
-    case-folded: 0 when the query has none. A keyword hit's score is multiplied by
-    ``1 +`` :data:`AS_WRITTEN_BONUS` x this share (:func:`rerank_as_written`)."""
-    if not forms:
-        return 0.0
-    folded = _fold(text)
-    return sum(_says(folded, form) for form in forms) / len(forms)
-
-
-def rerank_as_written(
-    forms: frozenset[str], scores: Sequence[float], texts: Sequence[str]
-) -> list[tuple[int, float]]:
-    """``(position, new score)`` of keyword hits scored ``scores`` whose chunks say
-    ``texts``, best first: each score raised by the share of the query's words its chunk
-    says as typed (:func:`as_written_share`); a tie keeps the search's order."""
-    raised = [
-        score * (1.0 + AS_WRITTEN_BONUS * as_written_share(forms, text) ** SHARE_POWER)
-        for score, text in zip(scores, texts, strict=True)
-    ]
-    return sorted(enumerate(raised), key=lambda pair: -pair[1])
 
 
 def section_keywords(title: str, chunks: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
