@@ -215,8 +215,13 @@ def test_keyboard_alone_searches_and_opens_a_hit(synced, server, browser):
     browser.get(f"{server.root}/files")
     assert press(Keys.TAB).text == "Skip to content"  # the first stop on a page
     browser.get(f"{server.root}/")
-    # The search box has the focus as the page opens: type and press Enter.
-    assert browser.driver.switch_to.active_element.get_attribute("id") == "q"
+    # The search box has the focus as the page opens (the browser gives it once the page is
+    # laid out, which can be a moment after get() returns): type and press Enter.
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser.driver, 10).until(
+        lambda driver: driver.switch_to.active_element.get_attribute("id") == "q"
+    )
     press("coolant pump", Keys.ENTER)
     browser.wait_for("ol.hits")
     # Tab through the page to the first hit's link, then open it with Enter.
