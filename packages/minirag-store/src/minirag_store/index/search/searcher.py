@@ -243,7 +243,8 @@ class Searcher:
                     terms, "keywords", limit, scope_sql, columns, split=ann.large
                 )
                 texts = found["text"].to_pylist() if terms.forms else []
-                rows = found.drop_columns(["vector", "text"][: 1 + bool(texts)]).to_pylist()
+                read = [c for c in ("vector", "text") if c in found.column_names]
+                rows = found.drop_columns(read).to_pylist()
                 vectors = stored_vectors(found, self._dim)  # float16 values, not Python lists
                 for row, stored in zip(rows, vectors, strict=True):
                     row["parent_id"] = row["parent_id"] or ""
