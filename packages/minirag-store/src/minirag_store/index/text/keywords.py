@@ -67,10 +67,10 @@ from minirag_store.index.text.language import chunk_language, stem, stemmable
 __all__ = [
     "PAIR",
     "SINGLE_SEARCH_TOKENS",
-    "SPACELESS_RUN",
     "WINDOW",
     "KeywordQuery",
     "fold",
+    "in_word",
     "keyword_query",
     "normalize",
     "normalize_query",
@@ -99,7 +99,7 @@ _SPACELESS = (
     "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\U00020000-\U0003134f"
 )
-SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
+_SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -122,25 +122,26 @@ _STOP = _EN_STOP | _RU_STOP  # already folded: ё is written е
 
 
 @lru_cache(maxsize=1)
-def _letter() -> str:
-    """A letter of a word, its combining marks included (Devanagari, Tamil and Arabic vowel
-    signs; ``\\w`` leaves them out, which cut Hindi words apart). Built on first use (a
-    scan of Unicode's marks)."""
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The token and part patterns: a word's letters include its combining marks
+    (Devanagari, Tamil and Arabic vowel signs; ``\\w`` leaves them out, which cut Hindi
+    words apart), and a spaceless run is a token of its own, so ``iphone`` in Chinese text
+    is a word beside it, not glued to it. Built on first use (a scan of Unicode's marks)."""
+    spaceless = _SPACELESS_RUN
     marks: list[str] = []
     for code in range(0x300, 0x1E950):
         ch = chr(code)
-        if unicodedata.category(ch)[0] == "M" and not SPACELESS_RUN.match(ch):
+        if unicodedata.category(ch)[0] == "M" and not spaceless.match(ch):
             marks.append(re.escape(ch))
-    return f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
-
-
-@lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The token and part patterns (words of :func:`_letter`): a spaceless run is a token
-    of its own, so ``iphone`` in Chinese text is a word beside it, not glued to it."""
-    letter = _letter()
+    letter = f"(?:[^\\W_{_SPACELESS}]|[{''.join(marks)}])"
     token = re.compile(f"[{_SPACELESS}]+|{letter}+(?:[-_./:]+{letter}+)*")
     return token, re.compile(f"{letter}+")
+
+
+def in_word(ch: str) -> bool:
+    """Whether ``ch`` (one character; '' is none) is a letter of a word as the analysis
+    cuts words: a letter, digit or combining mark outside the spaceless scripts."""
+    return bool(ch) and _patterns()[1].fullmatch(ch) is not None
 
 
 def _grams(run: str) -> list[str]:
@@ -181,7 +182,7 @@ def _analyse(text: str, algorithm: str = "") -> tuple[list[Unit], list[str]]:
         if _BREAK.search(folded, end, match.start()):
             previous = ""  # a phrase does not run across a sentence or clause break
         end = match.end()
-        if SPACELESS_RUN.match(token):
+        if _SPACELESS_RUN.match(token):
             units.extend((gram, [], "") for gram in _grams(token))
             previous = ""  # bigrams already hold the order of the run
             continue
@@ -253,9 +254,18 @@ def query_weights(query: str, languages: frozenset[str] = frozenset()) -> dict[s
     cost 0.001 on SciFact against full weight; pairs at 1/2 cost 0.016, at 1/8 0.002,
     at 1/12 under 0.001.
     """
+    return _weights(_alternatives(query, languages))
+
+
+def _alternatives(query: str, languages: frozenset[str]) -> list[tuple[list[Unit], list[str]]]:
+    """``query`` analysed under its scripts' defaults and under each of ``languages``."""
+    return [_analyse(query, algorithm) for algorithm in ["", *sorted(languages)]]
+
+
+def _weights(alternatives: list[tuple[list[Unit], list[str]]]) -> dict[str, int]:
+    """The weights of :func:`query_weights` over analysed ``alternatives``."""
     weights: dict[str, int] = {}
-    for algorithm in ["", *sorted(languages)]:
-        units, twos = _analyse(query, algorithm)
+    for units, twos in alternatives:
         for head, parts, _ in units:
             if parts:
                 whole = max(WORD_WEIGHT, PART_WEIGHT * len(parts))
@@ -321,12 +331,12 @@ class KeywordQuery:
 def keyword_query(query: str, languages: frozenset[str] = frozenset()) -> KeywordQuery:
     """:class:`KeywordQuery` of ``query`` under ``languages`` (the stemmers of the index's
     chunks: :func:`query_weights`; ``whole`` empty: nothing searchable)."""
-    weights = query_weights(query, languages)
+    alternatives = _alternatives(query, languages)
+    weights = _weights(alternatives)
     singles = {t: w for t, w in weights.items() if PAIR not in t}
     scale = math.gcd(*singles.values()) if singles else 1
     doubles = {t: w for t, w in weights.items() if t not in singles}
-    forms = {exact for algorithm in ["", *sorted(languages)]
-             for _, _, exact in _analyse(query, algorithm)[0] if exact}  # fmt: skip
+    forms = {exact for units, _ in alternatives for _, _, exact in units if exact}
     return KeywordQuery(
         whole=_repeated(weights),
         words=_repeated({t: w // scale for t, w in singles.items()}),

@@ -9,10 +9,9 @@ re-ranked here by the share of the query's inflected words (those a stemmer chan
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
-from minirag_store.index.text.keywords import SPACELESS_RUN, fold
+from minirag_store.index.text.keywords import fold, in_word
 
 __all__ = ["AS_WRITTEN_BONUS", "SHARE_POWER", "as_written_share", "rerank_as_written"]
 
@@ -31,21 +30,13 @@ AS_WRITTEN_BONUS = 0.2
 SHARE_POWER = 2
 
 
-def _in_word(ch: str) -> bool:
-    """Whether ``ch`` (one character, or '' at either end) continues a word of
-    the keyword analysis: a letter, digit or combining mark outside the spaceless scripts."""
-    if not ch or SPACELESS_RUN.match(ch):
-        return False
-    return ch.isalnum() or unicodedata.category(ch)[0] == "M"
-
-
 def _says(folded: str, form: str) -> bool:
     """Whether ``folded`` holds ``form`` as a whole word (str.find, not a regex scan: this
     runs on every keyword candidate of a query)."""
     at = folded.find(form)
     while at >= 0:
         end = at + len(form)
-        if not _in_word(folded[at - 1 : at] if at else "") and not _in_word(folded[end : end + 1]):
+        if not in_word(folded[at - 1 : at] if at else "") and not in_word(folded[end : end + 1]):
             return True
         at = folded.find(form, at + 1)
     return False
