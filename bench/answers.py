@@ -19,8 +19,10 @@ offline test model), each a fixed subset so a run takes minutes on 2 cores:
 
 Per corpus, topK 8 and 50, each answer as the MCP tool returns it (compact JSON):
 ``evidence`` = characters of hit text and parent-section text / characters of the answer;
-``hits``; ``documents`` (distinct sources); ``nDCG@10`` over documents in the order of
-their first hit (graded qrels, linear gain), at the default budget and with none.
+``hits`` (a passage of neighbouring chunks of one section is one hit); ``chunks`` (the
+ranked chunks they hold, what topK counts); ``documents`` (distinct sources); ``nDCG@10``
+over documents in the order of their first hit (graded qrels, linear gain), at the
+default budget and with none.
 
     uv run python bench/answers.py [--queries 40] [--docs 1000] [--work DIR] [--rebuild]
 
@@ -125,6 +127,11 @@ def _evidence_chars(answer: dict) -> int:
     return sum(len(h["text"]) for h in answer["results"]) + sum(len(s) for s in sections)
 
 
+def _chunks(hit: dict) -> int:
+    """Ranked chunks a hit holds: a passage of neighbours holds several (lastChunk)."""
+    return hit.get("lastChunk", hit["chunkIndex"]) - hit["chunkIndex"] + 1
+
+
 def ndcg10(ranked: list[str], grades: dict[str, int]) -> float:
     gain = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
     ideal = sorted(grades.values(), reverse=True)[:10]
@@ -144,6 +151,7 @@ def measure(index: Any, queries: dict, qrels: dict, top_k: int, max_tokens: int 
                 "evidence": _evidence_chars(answer) / len(wire),
                 "chars": len(wire),
                 "hits": len(answer["results"]),
+                "chunks": sum(_chunks(h) for h in answer["results"]),
                 "documents": len(documents),
                 "ndcg10": ndcg10(documents, qrels[qid]),
             }
@@ -185,14 +193,16 @@ def main() -> None:
     args = parser.parse_args()
     meta = provenance()
     figures = {name: run_corpus(name, args.work, args) for name in args.corpora.split(",")}
-    print("| corpus | topK | budget | evidence | hits | documents | nDCG@10 | answer chars |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    print(
+        "| corpus | topK | budget | evidence | hits | chunks | documents | nDCG@10 | answer chars |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for name, corpus in figures.items():
         for top_k in TOP_KS:
             for budget, f in corpus[f"top{top_k}"].items():
                 print(
                     f"| {name} | {top_k} | {budget} | {f['evidence']} | {f['hits']} "
-                    f"| {f['documents']} | {f['ndcg10']} | {f['chars']:.0f} |"
+                    f"| {f['chunks']} | {f['documents']} | {f['ndcg10']} | {f['chars']:.0f} |"
                 )
     write_json(RESULTS, {"bench": "answers", "corpora": figures}, meta)
     print(f"wrote {RESULTS}")

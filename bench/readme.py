@@ -203,8 +203,9 @@ def _answers_row(answers: dict) -> tuple[str, str, str]:
         got = answers["corpora"][name]["top50"]
         fitted, whole = got["default_budget"], got["no_budget"]
         parts.append(
-            f"{label}: {fitted['evidence']:.2f} of it document text, {fitted['hits']:.1f} hits "
-            f"from {fitted['documents']:.1f} documents, nDCG@10 {fitted['ndcg10']:.3f} "
+            f"{label}: {fitted['evidence']:.2f} of it document text, {fitted['chunks']:.1f} "
+            f"ranked chunks in {fitted['hits']:.1f} passages from {fitted['documents']:.1f} "
+            "documents, nDCG@10 {fitted['ndcg10']:.3f} "
             f"({whole['ndcg10']:.3f} unbudgeted)"
         )
     n = answers["corpora"]["scifact-md"]["queries"]

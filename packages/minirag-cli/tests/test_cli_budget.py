@@ -3,10 +3,12 @@ what was left out, and a ``read`` a person can page through with ``--from-chunk`
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from minirag_testkit.answers import chunks_held
 from minirag_testkit.documents import coolant_area, field_manual
 
 MANUAL = field_manual(40)
@@ -36,7 +38,7 @@ def test_query_warns_what_was_trimmed(invoke, indexed):
     ran = invoke(*query, env=BUDGET)
     assert ran.code == 0, ran.stderr
     assert ran.stdout.startswith("1. area")
-    assert "warn: Fitted to RAG_MAX_RESPONSE_TOKENS (1000)" in ran.stderr
+    assert "warn: Over RAG_MAX_RESPONSE_TOKENS (1000): left out" in ran.stderr
     data = invoke(*query, "--json", env=BUDGET).json()
     assert data["trimmed"]["maxTokens"] == 1000 and data["trimmed"]["parentsLeftOut"]
     roomy = invoke(*query, "--json").json()  # the default budget holds it all
@@ -90,10 +92,10 @@ def test_query_serves_top_k_without_a_budget(invoke, indexed):
     whole = invoke(*query)
     assert whole.code == 0, whole.stderr
     data = whole.json()
-    assert "trimmed" not in data and len(data["results"]) == 40
+    assert "trimmed" not in data and len(chunks_held(data)) == 40
     fitted = invoke(*query, "--max-tokens", "6000").json()  # what an MCP client gets
     assert fitted["trimmed"]["maxTokens"] == 6000
-    assert len(fitted["results"]) < len(data["results"])
+    assert len(json.dumps(fitted)) < len(json.dumps(data))
     assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "6000"}).json() == fitted
 
 

@@ -34,10 +34,9 @@ QUERY_RESULT = {
         {
             "source": "/docs/net/timeouts.md",
             "title": "Timeouts",
-            "hits": 1,
             "displayPath": "net/timeouts.md",
         },
-        {"source": "/docs/ops.md", "title": "Ops", "hits": 1, "displayPath": "ops.md"},
+        {"source": "/docs/ops.md", "title": "Ops", "displayPath": "ops.md"},
     ],
     "parents": [],
 }
@@ -56,6 +55,16 @@ def test_query_prints_ranked_hits_then_sources(capsys):
     sources = lines[lines.index("Sources:") + 1 :]
     assert sources[0].split() == ["net/timeouts.md", "Timeouts", "(1", "hit)"]
     assert sources[1].split()[0] == "ops.md"
+
+
+def test_a_passage_shows_its_chunks_and_sources_count_their_hits(capsys):
+    passage = {"src": 0, "chunkIndex": 4, "lastChunk": 6, "text": "Three chunks, one passage."}
+    single = {"src": 0, "chunkIndex": 9, "text": "Another hit of the same file."}
+    show_query({**QUERY_RESULT, "results": [passage, single]}, "passage")
+    lines = capsys.readouterr().out.splitlines()
+    assert "#4-6" in lines[0] and "score" not in lines[0]  # no scores asked for: none shown
+    sources = lines[lines.index("Sources:") + 1 :]
+    assert sources[0].split() == ["net/timeouts.md", "Timeouts", "(2", "hits)"]
 
 
 def test_query_without_hits_says_why(capsys):

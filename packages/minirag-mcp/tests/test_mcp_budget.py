@@ -12,6 +12,7 @@ from fastmcp.client.transports import StdioTransport
 from mcp_testlib import child_env, console_script, structured
 from minirag_mcp.server import create_server
 from minirag_store import Index
+from minirag_testkit.answers import chunks_held
 from minirag_testkit.documents import coolant_area, field_manual
 
 pytestmark = pytest.mark.anyio
@@ -76,21 +77,25 @@ async def test_the_offset_a_trimmed_answer_names_reads_the_hits_it_left_out(env)
     async with Client(create_server(index)) as client:
         first = structured(await client.call_tool("query_documents", {"query": query, "topK": 30}))
         offset = first["trimmed"]["nextOffset"]
-        assert offset == len(first["results"]) and f"offset={offset}" in first["notice"]
+        # offset counts ranked chunks: a passage of neighbours holds several
+        assert offset == len(chunks_held(first)) and f"offset={offset}" in first["notice"]
         rest = structured(
             await client.call_tool(
                 "query_documents", {"query": query, "topK": 30, "offset": offset}
             )
         )
-    whole = index.query(query, top_k=30, max_tokens=0)
+    best = index.query(query, top_k=offset, max_tokens=0)
+    more = index.query(query, top_k=offset + 30, max_tokens=0)
     index.close()
 
     def seen(answer):
         sources = answer["sources"]
-        return [(sources[h["src"]]["displayPath"], h["chunkIndex"]) for h in answer["results"]]
+        return {(sources[src]["displayPath"], chunk) for src, chunk in chunks_held(answer)}
 
-    read = seen(first) + seen(rest)  # the second answer is fitted too, and starts where
-    assert len(read) > offset and read == seen(whole)[: len(read)]  # the first one ended
+    # The first answer holds the best ``offset`` chunks; the second (fitted too) goes on
+    # from there: none of them again, only the next-ranked ones.
+    assert seen(first) == seen(best)
+    assert seen(rest) and not seen(rest) & seen(first) and seen(rest) <= seen(more) - seen(best)
 
 
 async def test_read_file_pages_within_the_budget_and_the_notice_reads_on(env, token_counter):
@@ -119,7 +124,7 @@ async def test_a_budget_that_fits_changes_nothing(env):
     roomy.close()
     assert "nextChunk" not in data and "notice" not in data
     assert "".join(data["text"].split()) == "".join(MANUAL.split())
-    assert "trimmed" not in query and "notice" not in query and len(query["results"]) == 8
+    assert "trimmed" not in query and "notice" not in query and len(chunks_held(query)) == 8
 
 
 async def test_a_bad_budget_refuses_tools_but_status_answers(corpus_env):
@@ -149,3 +154,18 @@ async def test_over_stdio_the_bytes_a_client_reads_fit(env, token_counter):
         assert client_tokens(result, token_counter) <= BUDGET
     assert structured(first)["text"] and structured(second)["text"]
     assert structured(first)["text"] != structured(second)["text"]
+
+
+async def test_explain_gives_each_hit_its_scores_and_nothing_else_changes(env):
+    index = Index.open({**env, "RAG_MAX_RESPONSE_TOKENS": "1000000"})
+    query = {"query": "coolant inspection pump valve pressure", "topK": 8}
+    async with Client(create_server(index)) as client:
+        plain = structured(await client.call_tool("query_documents", query))
+        told = structured(await client.call_tool("query_documents", {**query, "explain": True}))
+    index.close()
+    assert all("score" not in h and "distance" not in h for h in plain["results"])
+    assert all(isinstance(h["score"], float) and "distance" in h for h in told["results"])
+    assert [h["score"] for h in told["results"]] == sorted(
+        (h["score"] for h in told["results"]), reverse=True
+    )
+    assert chunks_held(told) == chunks_held(plain)  # the same hits, in the same order

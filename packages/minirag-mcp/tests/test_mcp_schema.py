@@ -15,7 +15,7 @@ ARGS = {
     "ingest_file": {"filePath"},
     "ingest_data": {"data", "source", "format", "title"},
     "ingest_url": {"url", "source", "title"},
-    "query_documents": {"query", "topK", "scope", "offset"},
+    "query_documents": {"query", "topK", "scope", "offset", "explain"},
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
     "read_file": {"filePath", "source", "fromChunk", "page", "slide"},
     "read_page_image": {"filePath", "source", "page", "scale", "maxWidth"},

@@ -12,7 +12,8 @@ from dataclasses import replace
 import pytest
 from minirag_store import Index
 from minirag_store.errors import InvalidArgumentError, NotFoundError
-from minirag_testkit.answers import expand
+from minirag_store.search import run_query
+from minirag_testkit.answers import chunks_held, expand
 from minirag_testkit.documents import coolant_area, field_manual
 
 QUERY = "backups restore verified nightly, queue depth alerts and monitoring"
@@ -31,7 +32,7 @@ def squeeze(text: str) -> str:
 def untrimmed(with_config):
     """The query's answer with a budget it fits in easily."""
     result = with_config(max_response_tokens=10**7).query(QUERY, top_k=8)
-    assert len(result["results"]) == 8 and len(result["parents"]) >= 3
+    assert len(chunks_held(result)) == 8 and len(result["parents"]) >= 3
     return result
 
 
@@ -66,11 +67,18 @@ def _hits(answer) -> list[tuple[str, int, str]]:
     return [(h["source"], h["chunkIndex"], h["text"]) for h in expand(answer)["results"]]
 
 
+def _chunks(answer) -> set[tuple[str, int]]:
+    """The ranked chunks an answer holds (a passage of neighbours holds several), each as
+    (its document, chunk index): what topK, offset and ``hitsLeftOut`` count."""
+    sources = [s["source"] for s in expand(answer)["sources"]]
+    return {(sources[src], chunk) for src, chunk in chunks_held(answer)}
+
+
 def test_parents_go_first_lowest_ranked_first(areas_index, token_counter):
     query = "coolant inspection pump flush valve pressure"
     whole = budgeted(areas_index, 10**7).query(query, top_k=8)
     parents = whole["parents"]
-    assert len(parents) >= 3 and len(whole["results"]) == 8
+    assert len(parents) >= 3 and len(chunks_held(whole)) == 8
     biggest = max(token_counter(text) for text in parents)
     budget = size(whole, token_counter) - biggest // 2  # a parent or two must go
     result = budgeted(areas_index, budget).query(query, top_k=8)
@@ -93,12 +101,30 @@ def test_parents_go_first_lowest_ranked_first(areas_index, token_counter):
             best.setdefault(parents[hit["parent"]], rank)
     gone = set(parents) - set(result["parents"])
     assert min(best[t] for t in gone) > max(best[t] for t in result["parents"])
-    assert "RAG_MAX_RESPONSE_TOKENS" in result["notice"]
-    assert "section" in result["notice"] and "read_chunk_neighbors" in result["notice"]
+    # the notice says the budget, how many sections went and the call that gets them back
+    assert str(budget) in result["notice"]
+    assert _many(trimmed["parentsLeftOut"], "section") in result["notice"]
+    assert "read_chunk_neighbors" in result["notice"]
+
+
+def _many(n: int, noun: str) -> str:
+    """``n`` and ``noun`` as a notice counts them ("1 section", "2 sections")."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _span(hit) -> range:
+    """The chunks one hit holds: ``chunkIndex`` to ``lastChunk`` (absent for one chunk)."""
+    return range(hit["chunkIndex"], hit.get("lastChunk", hit["chunkIndex"]) + 1)
 
 
 def test_then_the_lowest_ranked_hits_never_the_top_one(with_config, token_counter):
-    untrimmed = with_config(max_response_tokens=10**7).query(QUERY, top_k=40)
+    """Past the sections, the lowest-ranked chunks go, never the top one; the hits kept
+    keep their order, and the notice's offset returns the chunks left out."""
+    whole = with_config(max_response_tokens=10**7)
+    untrimmed = whole.query(QUERY, top_k=40)
+    ranked = expand(run_query(whole, QUERY, 40))["results"]  # chunk by chunk, best first
+    rank = {(h["source"], h["chunkIndex"]): i for i, h in enumerate(ranked)}
+    assert _chunks(untrimmed) == set(rank) and len(rank) == 40
     no_parents = {**untrimmed, "parents": [], "results": untrimmed["results"][:3]}
     budget = max(1000, size(no_parents, token_counter) + 150)
     result = with_config(max_response_tokens=budget).query(QUERY, top_k=40)
@@ -106,19 +132,27 @@ def test_then_the_lowest_ranked_hits_never_the_top_one(with_config, token_counte
     assert size(result, token_counter) <= budget
     assert result["parents"] == []
     trimmed = result["trimmed"]
-    kept, hits = _hits(result), _hits(untrimmed)
-    assert 1 <= len(kept) < len(hits)
-    assert kept == hits[: len(kept)]  # the top hit first, ranks unchanged
-    assert trimmed["hitsLeftOut"] == len(hits) - len(kept)
-    assert trimmed["nextOffset"] == len(kept)
-    sections = {h["parent"] for h in untrimmed["results"][: len(kept)] if "parent" in h}
+    kept = len(chunks_held(result))
+    assert 1 <= kept < 40
+    assert _chunks(result) == {(h["source"], h["chunkIndex"]) for h in ranked[:kept]}
+    hits = expand(result)["results"]
+    best = [min(rank[h["source"], chunk] for chunk in _span(h)) for h in hits]
+    assert best[0] == 0 and best == sorted(best)  # the top hit first, ranks unchanged
+    passages = expand(untrimmed)["results"]
+    for hit in hits:  # a passage as it was, or the part of it whose chunks are kept
+        assert any(hit["text"] in p["text"] for p in passages if p["source"] == hit["source"])
+    assert trimmed["hitsLeftOut"] == 40 - kept
+    assert trimmed["nextOffset"] == kept
+    sections = {h["parentId"] for h in ranked[:kept] if h["parentId"] is not None}
     assert trimmed["parentsLeftOut"] == len(sections)  # those of the hits still shown
-    assert {s["source"] for s in expand(result)["sources"]} == {source for source, _, _ in kept}
-    assert sum(s["hits"] for s in result["sources"]) == len(kept)
-    assert f"offset={len(kept)}" in result["notice"]
+    shown = {hit["source"] for hit in hits}
+    assert {s["source"] for s in expand(result)["sources"]} == shown
+    assert {h["src"] for h in result["results"]} == set(range(len(result["sources"])))
+    assert _many(40 - kept, "lower hit") in result["notice"]
+    assert f"offset={kept}" in result["notice"]
     # What the notice points at really returns the hits left out.
-    rest = with_config(max_response_tokens=10**7).query(QUERY, top_k=40, offset=len(kept))
-    assert _hits(rest)[: len(hits) - len(kept)] == hits[len(kept) :]
+    rest = whole.query(QUERY, top_k=40 - kept, offset=kept)
+    assert _chunks(rest) == _chunks(untrimmed) - _chunks(result)
 
 
 def test_an_offset_past_every_hit_says_so_and_a_bad_one_is_refused(with_config):
@@ -136,11 +170,13 @@ def test_a_hundred_hits_keep_as_many_as_fit(corpus_index, token_counter):
     result = index.query("heavy rain report", top_k=100)  # the default budget
     assert size(result, token_counter) <= index.config.max_response_tokens
     trimmed = result["trimmed"]
-    kept = result["results"]
-    assert not trimmed["hitTextCut"] and len(kept) >= 10 and all(h["text"] for h in kept)
-    assert len(kept) + trimmed["hitsLeftOut"] == 100
-    assert trimmed["nextOffset"] == len(kept)
-    assert f"{trimmed['hitsLeftOut']} lower-ranked hits" in result["notice"]
+    kept = len(chunks_held(result))  # topK, offset and hitsLeftOut count ranked chunks
+    assert not trimmed["hitTextCut"] and kept >= 10
+    assert all(h["text"] for h in result["results"])
+    assert kept + trimmed["hitsLeftOut"] == 100
+    assert trimmed["nextOffset"] == kept
+    assert _many(trimmed["hitsLeftOut"], "lower hit") in result["notice"]
+    assert f"offset={kept}" in result["notice"]
 
 
 def test_a_top_hit_too_long_alone_is_cut_and_says_so(

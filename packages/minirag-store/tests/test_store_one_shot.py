@@ -44,14 +44,16 @@ def _hits(result: dict) -> list[tuple[str, int]]:
 
 
 def _close(a: dict, b: dict) -> bool:
-    """The same answer: both paths score a chunk with the same arithmetic (vectors.py)."""
+    """The same answer, scores and distances too (each queried with ``explain``): both paths
+    score a chunk with the same arithmetic (vectors.py)."""
     return _hits(a) == _hits(b) and a["results"] == b["results"]
 
 
 def test_one_question_reads_no_snapshot_and_answers_the_same(pair):
     resident, one_shot, _ = pair
     for query in QUERIES:
-        a, b = expand(resident.query(query, top_k=8)), expand(one_shot.query(query, top_k=8))
+        a = expand(resident.query(query, top_k=8, explain=True))  # scores compared too
+        b = expand(one_shot.query(query, top_k=8, explain=True))
         assert a["results"], query
         assert _close(a, b), query
         assert a["sources"] == b["sources"] and a["parents"] == b["parents"]
@@ -62,13 +64,13 @@ def test_one_question_reads_no_snapshot_and_answers_the_same(pair):
 def test_scopes_and_max_distance_hold_without_a_snapshot(pair):
     resident, one_shot, root = pair
     for scope in ["proj", "meteo", "ru"]:
-        a = expand(resident.query("zebra migration notes", top_k=10, scope=str(root / scope)))
-        b = expand(one_shot.query("zebra migration notes", top_k=10, scope=str(root / scope)))
+        a = expand(resident.query("zebra migration notes", 10, str(root / scope), explain=True))
+        b = expand(one_shot.query("zebra migration notes", 10, str(root / scope), explain=True))
         assert _close(a, b), scope
         assert all(h["source"].startswith(str(root / scope) + "/") for h in b["results"])
     near = Index(replace(one_shot.config, max_distance=0.6), resident=False)
     try:
-        found = expand(near.query("heavy rain over the coast"))["results"]
+        found = expand(near.query("heavy rain over the coast", explain=True))["results"]
         assert found and all(h["distance"] is not None and h["distance"] <= 0.6 for h in found)
     finally:
         near.close()

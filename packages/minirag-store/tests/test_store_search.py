@@ -7,16 +7,27 @@ from minirag_store.arguments import TOP_K
 from minirag_store.config import FUSIONS
 from minirag_store.errors import InvalidArgumentError
 from minirag_store.search import run_query
-from minirag_testkit.answers import expand
+from minirag_testkit.answers import chunks_held, expand
 
 
 def _first(result) -> str:
     return result["results"][0]["source"]
 
 
+def _chunks(answer) -> list[tuple[str, int]]:
+    """The ranked chunks ``answer`` holds (a passage holds several), as ``(displayPath,
+    chunkIndex)`` in hit order: comparable across answers, whose ``src`` indices differ."""
+    return [(answer["sources"][src]["displayPath"], chunk) for src, chunk in chunks_held(answer)]
+
+
+def _span(hit) -> range:
+    """The chunks one hit holds: ``chunkIndex`` to ``lastChunk`` (absent for one chunk)."""
+    return range(hit["chunkIndex"], hit.get("lastChunk", hit["chunkIndex"]) + 1)
+
+
 def test_paraphrased_question_finds_its_passage(corpus_index):
     index, root = corpus_index
-    result = expand(index.query("How long should a loaf stay in the oven?", top_k=3))
+    result = expand(index.query("How long should a loaf stay in the oven?", top_k=3, explain=True))
     assert _first(result) == str(root / "en/bread.md")
     hit = result["results"][0]
     assert "220 degrees" in hit["text"]
@@ -25,19 +36,15 @@ def test_paraphrased_question_finds_its_passage(corpus_index):
 
 
 def test_result_shape_sources_and_parents(corpus_index):
-    """Each document and section once; a hit points at them and holds its own passage."""
+    """Each document and section once; a hit points at them and holds its own passage;
+    its scores come only with ``explain``."""
     index, root = corpus_index
     result = index.query("supplier payment run", top_k=5)
     hit = result["results"][0]
-    # no locator: a short text file has no page and its heading is its title
-    assert set(hit) == {"src", "chunkIndex", "score", "distance", "parent", "text"}
+    # no locator: a short text file has no page and its heading is its title; no scores
+    assert set(hit) == {"src", "chunkIndex", "parent", "text"}
     summary = result["sources"][hit["src"]]
-    assert summary == {
-        "displayPath": "en/invoices.md",
-        "root": 0,
-        "title": "Accounts payable",
-        "hits": 1,
-    }
+    assert summary == {"displayPath": "en/invoices.md", "root": 0, "title": "Accounts payable"}
     assert result["roots"] == [str(root)]  # the absolute path: roots[root] + displayPath
     # a markdown file has no pages: where the hit is, is its heading path, left out when
     # it is only the title (the source says that); the passage does not repeat it
@@ -47,12 +54,15 @@ def test_result_shape_sources_and_parents(corpus_index):
     assert "purchase order" in result["parents"][hit["parent"]]
     assert len(result["parents"]) == len(set(result["parents"]))  # each section once
     assert len(result["sources"]) == len({s["displayPath"] for s in result["sources"]})
-    assert [s["hits"] for s in result["sources"]] and sum(
-        s["hits"] for s in result["sources"]
-    ) == len(result["results"])
-    scores = [h["score"] for h in result["results"]]
+    # every source listed is one a hit points at (the hits a source has: those naming it)
+    assert {h["src"] for h in result["results"]} == set(range(len(result["sources"])))
+    explained = index.query("supplier payment run", top_k=5, explain=True)
+    top = explained["results"][0]
+    assert {k: v for k, v in top.items() if k not in ("score", "distance")} == hit
+    assert all({"score", "distance"} <= set(h) for h in explained["results"])
+    scores = [h["score"] for h in explained["results"]]
     assert scores == sorted(scores, reverse=True)
-    assert all(float(f"{h['score']:.4g}") == h["score"] for h in result["results"])
+    assert all(float(f"{h['score']:.4g}") == h["score"] for h in explained["results"])
 
 
 @pytest.mark.parametrize(
@@ -85,7 +95,7 @@ def test_hybrid_finds_identifier_outside_vector_window(corpus_index):
     target = str(root / "en/recipe.md")
     window = index.table().vector_search(index.embedder().embed_query(query), 50)
     assert target not in {r["source"] for r in window}  # the vector side alone misses it
-    hit = expand(index.query(query, top_k=5))["results"][0]
+    hit = expand(index.query(query, top_k=5, explain=True))["results"][0]
     assert hit["source"] == target
     assert hit["distance"] is None  # ranked by the keyword side alone
 
@@ -98,7 +108,7 @@ def test_weight_zero_skips_keyword_search(corpus_index, with_config, monkeypatch
         raise AssertionError("keyword search must not run at weight 0")
 
     monkeypatch.setattr(table, "keyword_search", boom)
-    result = expand(vector_only.query("QX-7731 weather", top_k=5))
+    result = expand(vector_only.query("QX-7731 weather", top_k=5, explain=True))
     assert all(h["distance"] is not None for h in result["results"])
     assert str(corpus_index[1] / "en/recipe.md") not in {h["source"] for h in result["results"]}
 
@@ -114,33 +124,35 @@ def test_weight_one_gives_keyword_order(corpus_index, with_config):
 def test_max_distance_drops_far_and_distanceless_hits(corpus_index, with_config):
     index, _ = corpus_index
     query = "QX-7731 weather"  # top_k 10: a 100-row vector window, smaller than the index
-    unfiltered = expand(index.query(query, top_k=10))["results"]
+    unfiltered = expand(index.query(query, top_k=10, explain=True))["results"]
     assert any(h["distance"] is None for h in unfiltered)
     cutoff = sorted(h["distance"] for h in unfiltered if h["distance"] is not None)[5]
-    filtered = expand(with_config(max_distance=cutoff).query(query, top_k=10))["results"]
+    answer = with_config(max_distance=cutoff).query(query, top_k=10, explain=True)
+    filtered = expand(answer)["results"]
     assert filtered
     assert all(h["distance"] is not None and h["distance"] <= cutoff for h in filtered)
-    kept = [h["chunkIndex"] for h in unfiltered if h["distance"] is not None]
-    assert len(filtered) <= len(kept)
+    kept = sum(len(_span(h)) for h in unfiltered if h["distance"] is not None)
+    assert len(chunks_held(answer)) <= kept
 
 
 def test_grouping_cuts_at_a_gap_and_keeps_order(corpus_index, with_config):
     index, _ = corpus_index
     query = "QX-7731 weather"  # top_k 10 keeps the window at 100, below the index size
-    plain = expand(index.query(query, top_k=10))["results"]
-    keys = [(h["source"], h["chunkIndex"]) for h in plain]
-    similar = expand(with_config(grouping="similar").query(query, top_k=10))["results"]
-    related = expand(with_config(grouping="related").query(query, top_k=10))["results"]
+    plain = index.query(query, top_k=10, explain=True)
+    similar = with_config(grouping="similar").query(query, top_k=10, explain=True)
+    related = with_config(grouping="related").query(query, top_k=10, explain=True)
+    keys = _chunks(plain)  # chunk by chunk: a passage of neighbours holds several
     for grouped in (similar, related):
-        got = [(h["source"], h["chunkIndex"]) for h in grouped]
+        got = _chunks(grouped)
         assert got == [k for k in keys if k in got]  # a subsequence: order unchanged
-        assert grouped[0]["distance"] is None  # distance-less hits are kept
-    assert 1 < len(similar) < len(plain)
-    assert len(similar) <= len(related)
-    kept = max(h["distance"] for h in similar if h["distance"] is not None)
-    dropped = [h["distance"] for h in plain if (h["source"], h["chunkIndex"]) not in
-               {(g["source"], g["chunkIndex"]) for g in similar}]  # fmt: skip
-    assert all(d is not None and d > kept for d in dropped)  # the cut is by distance
+        assert grouped["results"][0]["distance"] is None  # distance-less hits are kept
+    assert 1 < len(_chunks(similar)) < len(keys)
+    assert len(_chunks(similar)) <= len(_chunks(related))
+    kept = max(h["distance"] for h in similar["results"] if h["distance"] is not None)
+    held = set(_chunks(similar))
+    dropped = [h["distance"] for h in expand(plain)["results"]
+               if not any((h["displayPath"], c) in held for c in _span(h))]  # fmt: skip
+    assert dropped and all(d is not None and d > kept for d in dropped)  # cut by distance
 
 
 def test_max_files_keeps_first_sources(corpus_index, with_config):
@@ -152,8 +164,8 @@ def test_max_files_keeps_first_sources(corpus_index, with_config):
 
 def test_top_k_clamped_and_validated(corpus_index, with_config):
     index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
-    assert len(expand(index.query("heavy rain report", top_k=1000))["results"]) == 100
-    assert len(expand(index.query("heavy rain report", top_k=3))["results"]) == 3
+    assert len(chunks_held(index.query("heavy rain report", top_k=1000))) == 100
+    assert len(chunks_held(index.query("heavy rain report", top_k=3))) == 3
     for bad in (0, -1):
         with pytest.raises(InvalidArgumentError, match="topK"):
             expand(index.query("rain", top_k=bad))
@@ -163,10 +175,7 @@ def test_top_k_clamped_and_validated(corpus_index, with_config):
 
 def test_top_k_minimum_is_the_first_value_served(corpus_index):
     index, _ = corpus_index
-    assert (
-        len(expand(index.query("heavy rain report", top_k=TOP_K.minimum))["results"])
-        == TOP_K.minimum
-    )
+    assert len(chunks_held(index.query("heavy rain report", top_k=TOP_K.minimum))) == TOP_K.minimum
     with pytest.raises(InvalidArgumentError) as refused:
         expand(index.query("heavy rain report", top_k=TOP_K.minimum - 1))
     assert str(refused.value) == f"topK must be at least {TOP_K.minimum}, got {TOP_K.minimum - 1}"
@@ -175,15 +184,15 @@ def test_top_k_minimum_is_the_first_value_served(corpus_index):
 def test_top_k_maximum_is_served_and_one_more_gives_the_same(corpus_index, with_config):
     index = with_config(max_response_tokens=10**7)  # 100 hits: more than the default budget
     assert index.table().counts()[0] > TOP_K.maximum  # enough chunks to see the cap
-    at_cap = expand(index.query("heavy rain report", top_k=TOP_K.maximum))["results"]
-    over = expand(index.query("heavy rain report", top_k=TOP_K.maximum + 1))["results"]
-    assert len(at_cap) == TOP_K.maximum
-    assert [h["text"] for h in over] == [h["text"] for h in at_cap]
+    at_cap = index.query("heavy rain report", top_k=TOP_K.maximum)
+    over = index.query("heavy rain report", top_k=TOP_K.maximum + 1)
+    assert len(chunks_held(at_cap)) == TOP_K.maximum
+    assert [h["text"] for h in over["results"]] == [h["text"] for h in at_cap["results"]]
 
 
 def test_the_default_top_k_is_the_store_constant(corpus_index):
     index, _ = corpus_index
-    assert len(expand(index.query("heavy rain report"))["results"]) == TOP_K.default
+    assert len(chunks_held(index.query("heavy rain report"))) == TOP_K.default
     for empty in ("", "   "):
         with pytest.raises(InvalidArgumentError, match="query"):
             run_query(index, empty, 5, None)
@@ -288,7 +297,9 @@ def test_every_fusion_finds_paraphrases_and_exact_identifiers(corpus_index, with
     for."""
     _index, root = corpus_index
     index = with_config(fusion=fusion)
-    paraphrase = expand(index.query("How long should a loaf stay in the oven?", top_k=3))
+    paraphrase = expand(
+        index.query("How long should a loaf stay in the oven?", top_k=3, explain=True)
+    )
     assert _first(paraphrase) == str(root / "en/bread.md")
     identifier = expand(index.query("QX-7731 weather", top_k=5))["results"][0]
     assert identifier["source"] == str(root / "en/recipe.md")
@@ -303,9 +314,10 @@ def test_every_fusion_finds_paraphrases_and_exact_identifiers(corpus_index, with
 def test_min_score_ratio_leaves_out_filler_behind_an_exact_match(
     corpus_index, tmp_path, write_docs
 ):
-    """An identifier that two of sixty notes contain: by default the other eight hits of
-    topK 10 are filler (under a tenth of the top fused score); RAG_MIN_SCORE_RATIO 0.2
-    returns the two's chunks alone, in the same order."""
+    """An identifier that two of sixty notes contain: by default the hits of topK 10 from
+    the other notes are filler (under a tenth of the top fused score); RAG_MIN_SCORE_RATIO
+    0.2 returns the two notes' passages alone, in the same order, holding only chunks the
+    default answer holds."""
     import random
     from dataclasses import replace
 
@@ -326,14 +338,18 @@ def test_min_score_ratio_leaves_out_filler_behind_an_exact_match(
     write_docs(index, root, files)
     exact = {str(root / "note07.md"), str(root / "note31.md")}
 
-    plain = expand(index.query("DATAKB9A8B", top_k=10))["results"]
-    assert len(plain) == 10 and {h["source"] for h in plain[:2]} == exact
+    default = index.query("DATAKB9A8B", top_k=10, explain=True)
+    plain = expand(default)["results"]
+    assert len(chunks_held(default)) == 10  # topK counts chunks; neighbours join as one hit
+    assert {h["source"] for h in plain[:2]} == exact
     filler = [h for h in plain if h["source"] not in exact]
     assert filler and all(h["score"] < 0.1 * plain[0]["score"] for h in filler)
 
     cut = Index(replace(index.config, min_score_ratio=0.2), embedder=index.embedder(),
                 table=index.table())  # fmt: skip
-    kept = expand(cut.query("DATAKB9A8B", top_k=10))["results"]
+    answer = cut.query("DATAKB9A8B", top_k=10)
+    kept = expand(answer)["results"]
     assert {h["source"] for h in kept} == exact
-    assert [h["chunkIndex"] for h in kept] == [h["chunkIndex"] for h in plain[: len(kept)]]
+    assert [h["source"] for h in kept] == [h["source"] for h in plain[: len(kept)]]
+    assert set(_chunks(answer)) <= set(_chunks(default))
     index.close()

@@ -281,3 +281,14 @@ def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
         assert again.status_code == 404 and "Traceback" not in again.text
     finally:
         indexed["index"].ingest_file(str(indexed["root"] / lunch))
+
+
+def test_a_passage_of_chunks_opens_with_all_of_them_marked(signed_in, indexed):
+    index = indexed["index"]
+    listed = index.read_file("invoices/repair.pdf")
+    assert listed["chunkCount"] >= 3
+    page = signed_in.get("/read", params={"source": "invoices/repair.pdf", "chunk": 1, "last": 2})
+    assert page.status_code == 200
+    assert page.text.count("hit-chunk") == 2 and page.text.count('id="hit"') == 1
+    more = re.search(r'href="([^"]*span=[^"]*)"', page.text)
+    assert more and "last=2" in more.group(1)  # reading wider keeps the passage marked

@@ -12,7 +12,17 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["expand", "hit_sources", "shown"]
+__all__ = ["chunks_held", "expand", "hit_sources", "shown"]
+
+
+def chunks_held(answer: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The ranked chunks an answer holds, as ``(src, chunkIndex)`` in hit order: a passage
+    of neighbouring chunks (``chunkIndex`` to ``lastChunk``) holds several."""
+    return [
+        (hit["src"], chunk)
+        for hit in answer["results"]
+        for chunk in range(hit["chunkIndex"], hit.get("lastChunk", hit["chunkIndex"]) + 1)
+    ]
 
 
 def expand(answer: Mapping[str, Any]) -> dict[str, Any]:

@@ -105,14 +105,13 @@ SYNC_JOB = {
         "failed": ["string"],
     },
 }
-#: A hit's locator is absent when empty, a source's title when it is the file's name.
+#: A hit's locator is absent when empty, a source's title when it is the file's name;
+#: score and distance come with explain only, lastChunk only for a passage of chunks.
 QUERY = {
     "results": [
         {
             "src": "number",
             "chunkIndex": "number",
-            "score": "number",
-            "distance": "number",
             "locator": {"headingPath": "string"},
             "text": "string",
             "parent": "number",
@@ -120,15 +119,13 @@ QUERY = {
         {
             "src": "number",
             "chunkIndex": "number",
-            "score": "number",
-            "distance": "number",
             "text": "string",
             "parent": "number",
         },
     ],
     "sources": [
-        {"displayPath": "string", "title": "string", "hits": "number", "root": "number"},
-        {"displayPath": "string", "hits": "number", "root": "number"},
+        {"displayPath": "string", "title": "string", "root": "number"},
+        {"displayPath": "string", "root": "number"},
     ],
     "roots": ["string"],
     "parents": ["string"],

@@ -200,6 +200,13 @@ def query(
         int, typer.Option(help=f"Skip the best N hits ({OFFSET.minimum}-{OFFSET.maximum}).")
     ] = OFFSET.default,
     *,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            help="With --json: give each hit its fused score and vector distance (the "
+            "human view always shows them)."
+        ),
+    ] = False,
     shared: Shared,
 ) -> None:
     """Hybrid search: meaning plus exact words. Returns every hit asked for (--top-k): a
@@ -216,7 +223,13 @@ def query(
                 index.config.max_response_tokens if index.config.max_response_tokens_set else 0
             )
         result = index.query(
-            text, top_k=top_k, scope=scopes, offset=offset, max_tokens=max_tokens, ask_server=True
+            text,
+            top_k=top_k,
+            scope=scopes,
+            offset=offset,
+            max_tokens=max_tokens,
+            ask_server=True,
+            explain=explain or not shared.json,
         )
     _emit(shared, result, lambda r: render.show_query(r, text))
     if not shared.json and result.get("trimmed"):

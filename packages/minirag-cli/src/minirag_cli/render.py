@@ -15,6 +15,7 @@ import re
 import shlex
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
         NeighborsResult,
         QueryResult,
         ReadResult,
+        SearchHit,
         SourceSummary,
         WatchBatch,
     )
@@ -206,26 +208,39 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print("no results" + (f": {notice}" if notice else ""))
         return
     terms = query_terms(query)
+    held = Counter(hit["src"] for hit in result["results"])
     for rank, hit in enumerate(result["results"], 1):
         source = result["sources"][hit["src"]]
-        distance = "" if hit["distance"] is None else f"  distance {hit['distance']:.3f}"
         out.print(f"{rank}. ", style="bold", end="")
         locator = hit.get("locator", {})
         place = describe(locator)
         out.print(source["displayPath"], style="cyan", end="")
         out.print(f" {place}" if place else "", style="cyan", end="")
-        out.print(f"  #{hit['chunkIndex']}  {_title(source)}", style="bold", end="")
-        out.print(f"  score {hit['score']:.4f}{distance}", style="dim", end="")
+        out.print(f"  {_chunks(hit)}  {_title(source)}", style="bold", end="")
+        out.print(_scores(hit), style="dim", end="")
         out.print(_STALE if source.get("stale") else "", style="yellow")
         if heading := locator.get("headingPath"):
             out.print(f"   § {heading}", style="dim")
         out.print(_passage(hit["text"], terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
-    for s in result["sources"]:
+    for src, s in enumerate(result["sources"]):
         out.print(f"  {s['displayPath']}", style="cyan", end="")
-        out.print(f"  {_title(s)}  ({_plural(s['hits'], 'hit')}{_places(s)})", end="")
+        out.print(f"  {_title(s)}  ({_plural(held[src], 'hit')}{_places(s)})", end="")
         out.print(_STALE if s.get("stale") else "", style="yellow")
+
+
+def _chunks(hit: SearchHit) -> str:
+    """``#4``, or ``#4-6`` for a passage of chunks 4 to 6."""
+    last = hit.get("lastChunk")
+    return f"#{hit['chunkIndex']}" + (f"-{last}" if last is not None else "")
+
+
+def _scores(hit: SearchHit) -> str:
+    """``  score 0.0312  distance 0.412`` (each only when the answer has it: --explain)."""
+    out = f"  score {hit['score']:.4f}" if "score" in hit else ""
+    distance = hit.get("distance")
+    return out + (f"  distance {distance:.3f}" if distance is not None else "")
 
 
 def _title(summary: SourceSummary) -> str:

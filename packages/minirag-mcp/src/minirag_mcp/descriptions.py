@@ -57,10 +57,11 @@ Search the user's indexed documents (hybrid: meaning plus exact keywords). Call 
 before answering any question the documents could answer; query again with other \
 wording or exact terms when hits are thin.
 
-Gives back `results` (ranked hits: src, chunkIndex, score, distance, locator: where in \
-the document, e.g. page, slide, sheet and rows, headingPath, absent when unknown; parent; \
-text), `sources` (the distinct documents in rank order: displayPath, title (absent when it \
-is just the file name), hits, the pages or slides hit; a file's absolute path is \
+Gives back `results` (ranked hits: src, chunkIndex (lastChunk when the hit is a passage \
+of neighbouring chunks), locator: where in the document, e.g. page, slide, sheet and rows, \
+headingPath, absent when unknown; parent; text; score and distance with explain), \
+`sources` (the distinct documents in rank order: displayPath, title (absent when it \
+is just the file name), the pages or slides hit; a file's absolute path is \
 roots[root] + displayPath) and `parents` (the full \
 sections hits sit in). A hit's document is sources[src]: pass its displayPath as \
 `source` to the other tools. Its section is parents[parent]. Cite with displayPath and the locator \

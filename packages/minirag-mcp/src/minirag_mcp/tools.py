@@ -240,8 +240,17 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         topK: TopK = TOP_K.default,
         scope: Scope = None,
         offset: Offset = OFFSET.default,
+        explain: Annotated[
+            bool,
+            Field(
+                description="Give each hit its fused score and vector distance too (why it "
+                "ranked where it did); off by default: the order already ranks them."
+            ),
+        ] = False,
     ) -> QueryResult:
-        return await call_store(lambda: index.query(query, topK, scope, offset=offset))
+        return await call_store(
+            lambda: index.query(query, topK, scope, offset=offset, explain=explain)
+        )
 
     @_tool(mcp, "read_chunk_neighbors", read_only=True)
     async def read_chunk_neighbors(

@@ -6,10 +6,12 @@ the client gets it: the JSON the MCP tool returns (compact, non-ASCII kept as is
 how fastmcp serialises it), counted with the embedding model's tokenizer. When it is over:
 
 * a query answer loses parent sections first (those of the lowest-ranked hits first),
-  then its lowest-ranked hits, never the top one; when even the top hit alone does not
-  fit, its text is cut. ``trimmed`` counts what was left out (a count, not a list: naming
-  each left-out hit by its path cost ~40 tokens a hit) and ``nextOffset`` is where the
-  left-out hits begin; ``notice`` says it in one line;
+  then its lowest-ranked hits (ranked chunks, as topK and offset count them; the chunks
+  kept are then joined into passages, :mod:`minirag_store.passages`), never the top
+  one; when even the top hit alone does not fit, its text is cut. ``trimmed`` counts
+  what was left out (a count, not a list: naming each left-out hit by its path cost ~40
+  tokens a hit) and ``nextOffset`` is where the left-out hits begin; ``notice`` says it
+  in one short line;
 * ``read_file`` returns the document's first chunks that fit, and ``nextChunk`` (with the
   ``notice``) says where to continue: ``read_file`` with ``fromChunk=nextChunk``.
 
@@ -24,10 +26,12 @@ LanceDB, no model; the caller passes the counter.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter as Tally
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any
 
 from minirag_store.locators import add_places
+from minirag_store.passages import join_adjacent, without_scores
 from minirag_store.results import (
     QueryResult,
     QueryTrimmed,
@@ -42,6 +46,7 @@ __all__ = [
     "fit_read",
     "response_json",
     "response_tokens",
+    "shape_query",
     "utf8_bytes",
 ]
 
@@ -86,24 +91,30 @@ def _query_notice(trimmed: QueryTrimmed) -> str:
     """A short line: what was left out and the one call that gets each back."""
     left: list[str] = []
     if n := trimmed["hitsLeftOut"]:
-        left.append(f"{_many(n, 'lower-ranked hit')} (offset={trimmed.get('nextOffset')} reads on)")
+        left.append(f"{_many(n, 'lower hit')} (offset={trimmed.get('nextOffset')})")
     if n := trimmed["parentsLeftOut"]:
-        left.append(f"{_many(n, 'section')} (read_chunk_neighbors reads around a hit)")
+        left.append(f"{_many(n, 'section')} (read_chunk_neighbors)")
     if trimmed["hitTextCut"]:
-        left.append("the end of the top hit's text (read_chunk_neighbors)")
-    return (
-        f"Fitted to RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out {'; '.join(left)}."
-    )
+        left.append("the top hit's end (read_chunk_neighbors)")
+    return f"Over RAG_MAX_RESPONSE_TOKENS ({trimmed['maxTokens']}): left out {', '.join(left)}."
 
 
 def _many(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _kept(result: QueryResult, dropped_hits: set[int], dropped_parents: set[int]) -> QueryResult:
-    """``result`` without the hits and sections named, its indices renumbered and each
-    source's hit count and places recounted."""
-    hits = [h for i, h in enumerate(result["results"]) if i not in dropped_hits]
+def shape_query(
+    result: QueryResult,
+    *,
+    explain: bool = False,
+    dropped_hits: Set[int] = frozenset(),
+    dropped_parents: Set[int] = frozenset(),
+) -> QueryResult:
+    """``result`` (one chunk a hit, every section, as :func:`minirag_store.search.run_query`
+    makes it) as the client gets it: without the hits and sections named, adjacent chunks
+    of a section joined (:mod:`minirag_store.passages`), scores only with ``explain``,
+    indices renumbered and each source's places recounted."""
+    hits = join_adjacent([h for i, h in enumerate(result["results"]) if i not in dropped_hits])
     sources: list[SourceSummary] = []
     source_at: dict[int, int] = {}
     parents: list[str] = []
@@ -112,31 +123,48 @@ def _kept(result: QueryResult, dropped_hits: set[int], dropped_parents: set[int]
     for hit in hits:
         if hit["src"] not in source_at:
             source_at[hit["src"]] = len(sources)
-            entry: SourceSummary = {**result["sources"][hit["src"]], "hits": 0}
+            entry: SourceSummary = {**result["sources"][hit["src"]]}
             entry.pop("pages", None)
             entry.pop("slides", None)
             sources.append(entry)
-        sources[source_at[hit["src"]]]["hits"] += 1
         out: SearchHit = {**hit, "src": source_at[hit["src"]]}
+        if not explain:
+            out = without_scores(out)
         parent = out.pop("parent", None)
         if parent is not None and parent not in dropped_parents:
             if parent not in parent_at:
                 parent_at[parent] = len(parents)
                 parents.append(result["parents"][parent])
-            out["parent"] = parent_at[parent]
+            out = {**out, "parent": parent_at[parent], "text": out.pop("text")}  # type: ignore[typeddict-item]
         kept.append(out)
     add_places(sources, kept)
-    return {"results": kept, "sources": sources, "roots": result["roots"], "parents": parents}
+    shaped: QueryResult = {
+        "results": kept,
+        "sources": sources,
+        "roots": result["roots"],
+        "parents": parents,
+    }
+    if "notice" in result:
+        shaped["notice"] = result["notice"]
+    return shaped
 
 
 def _trimmed_query(
-    result: QueryResult, plan: list[tuple[str, int]], steps: int, budget: int, offset: int
+    result: QueryResult,
+    plan: list[tuple[str, int]],
+    steps: int,
+    budget: int,
+    offset: int,
+    *,
+    explain: bool,
 ) -> QueryResult:
     """``result`` with the first ``steps`` of ``plan`` left out, saying so."""
     taken = plan[:steps]
     dropped_parents = {key for kind, key in taken if kind == "parent"}
     dropped_hits = {key for kind, key in taken if kind == "hit"}
-    out = _kept(result, dropped_hits, dropped_parents)
+    out = shape_query(
+        result, explain=explain, dropped_hits=dropped_hits, dropped_parents=dropped_parents
+    )
     hits = result["results"]
     shown = {h["parent"] for i, h in enumerate(hits) if "parent" in h and i not in dropped_hits}
     trimmed: QueryTrimmed = {
@@ -145,8 +173,8 @@ def _trimmed_query(
         "parentsLeftOut": len(dropped_parents & shown),
         "hitTextCut": False,
     }
-    if dropped_hits:  # always the lowest-ranked: the rest starts after the last one kept
-        trimmed["nextOffset"] = offset + len(out["results"])
+    if dropped_hits:  # always the lowest-ranked chunks: the rest starts after those kept
+        trimmed["nextOffset"] = offset + len(hits) - len(dropped_hits)
     out["notice"] = _query_notice(trimmed)
     out["trimmed"] = trimmed
     return out
@@ -161,6 +189,7 @@ def _step_costs(
     budget cost more than the search itself at a million chunks (~30 tokenizer calls over
     ~65 KB per trimmed answer); the whole answer is counted after each estimate anyway."""
     sources = result["sources"]
+    held = Tally(hit["src"] for hit in result["results"])
     costs = []
     for kind, key in plan:
         if kind == "parent":
@@ -170,26 +199,32 @@ def _step_costs(
             continue
         hit = result["results"][key]
         size = len(response_json(hit)) + 1
-        if sources[hit["src"]]["hits"] == 1:
+        if held[hit["src"]] == 1:
             size += len(response_json(sources[hit["src"]])) + 1
         costs.append(size * tokens_per_char)
     return costs
 
 
-def fit_query(result: QueryResult, budget: int, count: Counter, offset: int = 0) -> QueryResult:
-    """``result`` unchanged when it fits ``budget`` tokens; otherwise trimmed to fit
-    (see the module docstring), with ``trimmed`` and ``notice`` saying what is missing.
-    ``offset``: the hits the query skipped, so ``trimmed.nextOffset`` counts from there.
+def fit_query(
+    result: QueryResult, budget: int, count: Counter, offset: int = 0, *, explain: bool = False
+) -> QueryResult:
+    """``result`` shaped for the client (:func:`shape_query`) and, when over ``budget``
+    tokens (0: no limit), trimmed to fit (see the module docstring), with ``trimmed`` and
+    ``notice`` saying what is missing. ``offset``: the hits the query skipped, so
+    ``trimmed.nextOffset`` counts from there.
 
     The fewest steps of the plan that fit: estimated from each step's share of the
     answer's characters, checked on the whole answer, then narrowed by bisection between
     the largest number of steps found too few and the smallest found enough.
     """
-    whole = response_json(result)
+    shaped = shape_query(result, explain=explain)
+    if not budget or not result["results"]:
+        return shaped
+    whole = response_json(shaped)
     total = count(whole)
     excess: float = total - budget
-    if excess <= 0 or not result["results"]:
-        return result
+    if excess <= 0:
+        return shaped
     plan = _plan(result)
     costs = _step_costs(result, plan, total / max(1, len(whole)))
     too_few, steps, saved = 0, 0, 0.0
@@ -197,7 +232,7 @@ def fit_query(result: QueryResult, budget: int, count: Counter, offset: int = 0)
         while steps < len(plan) and saved < excess:
             saved += costs[steps]
             steps += 1
-        candidate = _trimmed_query(result, plan, steps, budget, offset)
+        candidate = _trimmed_query(result, plan, steps, budget, offset, explain=explain)
         over = response_tokens(candidate, count) - budget
         if over <= 0:
             break
@@ -207,7 +242,7 @@ def fit_query(result: QueryResult, budget: int, count: Counter, offset: int = 0)
         excess = saved + over  # the estimate fell short by ``over``: save that much more
     while steps - too_few > 1:
         middle = (too_few + steps) // 2
-        trial = _trimmed_query(result, plan, middle, budget, offset)
+        trial = _trimmed_query(result, plan, middle, budget, offset, explain=explain)
         if response_tokens(trial, count) <= budget:
             steps, candidate = middle, trial
         else:

@@ -15,7 +15,16 @@ from typing import Any, Literal
 
 from minirag_store.results import Locator, SearchHit, SourceSummary
 
-__all__ = ["PLURAL", "Place", "add_places", "decode", "describe", "encode", "numbers"]
+__all__ = [
+    "PLURAL",
+    "Place",
+    "add_places",
+    "decode",
+    "describe",
+    "encode",
+    "merge",
+    "numbers",
+]
 
 Place = Literal["page", "slide"]
 #: The field holding ``[first, last]`` when a chunk runs across several.
@@ -45,6 +54,29 @@ def numbers(locator: Locator, place: Place) -> set[int]:
         return set(range(int(span[0]), int(span[1]) + 1))
     single = locator.get(place)
     return {single} if isinstance(single, int) else set()
+
+
+def merge(first: Locator, then: Locator) -> Locator:
+    """Where two consecutive chunks of one section are, ``first`` then ``then``: the first
+    page (slide, chapter, row) of ``first`` to the last of ``then``; the rest (sheet,
+    heading path: one section has one) as ``first`` says it."""
+    out: Locator = {**then, **first}  # type: ignore[typeddict-item]
+    for single, plural in (("page", "pages"), ("slide", "slides"), ("chapter", "chapters")):
+        starts = [loc[single] for loc in (first, then) if single in loc]  # type: ignore[literal-required]
+        ends = [_last(loc, single, plural) for loc in (first, then) if single in loc]
+        if not starts:
+            continue
+        out[single] = starts[0]  # type: ignore[literal-required]
+        if max(ends) != starts[0]:
+            out[plural] = [starts[0], max(ends)]  # type: ignore[literal-required]
+    if "rows" in first and "rows" in then:
+        out["rows"] = [first["rows"][0], max(first["rows"][1], then["rows"][1])]
+    return out
+
+
+def _last(locator: Locator, single: str, plural: str) -> int:
+    span = locator.get(plural)
+    return int(span[1]) if isinstance(span, list) and len(span) == 2 else int(locator[single])  # type: ignore[literal-required]
 
 
 def _span(prefix: str, first: int, span: Any) -> str:

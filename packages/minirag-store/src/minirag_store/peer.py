@@ -62,6 +62,7 @@ class Answering(Protocol):
         *,
         offset: int = ...,
         max_tokens: int | None = ...,
+        explain: bool = ...,
     ) -> QueryResult: ...
 
 
@@ -181,6 +182,7 @@ def _handler(index: Answering, token: str) -> type[BaseHTTPRequestHandler]:
                     scope=request["scope"],
                     max_tokens=int(request["maxTokens"]),
                     offset=int(request["offset"]),
+                    explain=bool(request.get("explain", False)),
                 )
             # The caller falls back to its own process, which raises this error properly.
             except Exception as e:
@@ -210,6 +212,7 @@ def ask(
     *,
     max_tokens: int,
     offset: int = 0,
+    explain: bool = False,
 ) -> QueryResult | None:
     """The query's answer from a running server for this configuration, fitted to
     ``max_tokens`` (0: no limit), or None (no server, another configuration, gone,
@@ -225,7 +228,7 @@ def ask(
             target.unlink()  # a killed server's leftover
         return None
     request = {"query": query, "topK": top_k, "scope": scope, "maxTokens": max_tokens}
-    body = json.dumps({**request, "offset": offset})
+    body = json.dumps({**request, "offset": offset, "explain": explain})
     connection = http.client.HTTPConnection(_HOST, port, timeout=_CONNECT_TIMEOUT_S)
     try:
         connection.connect()

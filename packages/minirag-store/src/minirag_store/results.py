@@ -68,9 +68,14 @@ class SearchHit(TypedDict):
     per hit left a third of an answer for document text)."""
 
     src: int  # index into QueryResult.sources: the document it is from
-    chunkIndex: int
-    score: float  # fused score of RAG_FUSION (mixture, rrf or score), 4 significant digits
-    distance: float | None  # vector distance (4 significant digits); None: keyword side only
+    chunkIndex: int  # its (first) chunk: read_chunk_neighbors reads around it
+    # the last chunk when the hit is a passage of consecutive ranked chunks of one section
+    # (minirag_store.passages); absent for one chunk
+    lastChunk: NotRequired[int]
+    # with explain only: the fused score of RAG_FUSION (mixture, rrf or score) and the
+    # vector distance (None: keyword side only), 4 significant digits
+    score: NotRequired[float]
+    distance: NotRequired[float | None]
     # where it is: page, slide, sheet and rows, chapter, heading path (the heading path is
     # left out when it is only the document's title, which its source names); absent when
     # there is nothing to say (a short text file)
@@ -94,7 +99,6 @@ class SourceSummary(TypedDict):
     # absent when it is only the file's name (displayPath's last part without extension,
     # underscores as spaces): the path says it
     title: NotRequired[str]
-    hits: int
     # The file changed on disk (or is gone) since it was indexed: its hits' text may be
     # out of date until the next sync (or the watcher) re-indexes it. Only present when true.
     stale: NotRequired[bool]

@@ -147,10 +147,12 @@ def answer_query(
     offset: int,
     max_tokens: int | None,
     ask_server: bool,
+    explain: bool = False,
 ) -> QueryResult:
     """What :meth:`Searchable.query` answers: a running server's answer when ``ask_server`` and
-    one answers, else :func:`run_query` here; fitted to ``max_tokens`` (None: the
-    configured RAG_MAX_RESPONSE_TOKENS, 0: no limit)."""
+    one answers, else :func:`run_query` here; shaped for the client (adjacent chunks of a
+    section as one passage, scores with ``explain``: :mod:`minirag_store.passages`) and
+    fitted to ``max_tokens`` (None: the configured RAG_MAX_RESPONSE_TOKENS, 0: no limit)."""
     from minirag_store.arguments import check_max_tokens
 
     budget = index.config.max_response_tokens if max_tokens is None else max_tokens
@@ -158,15 +160,17 @@ def answer_query(
     if ask_server:
         from minirag_store.peer import ask
 
-        answer = ask(index.config, query, top_k, scope, max_tokens=budget, offset=offset)
+        answer = ask(
+            index.config, query, top_k, scope, max_tokens=budget, offset=offset, explain=explain
+        )
         if answer is not None:
             return answer
     result = run_query(index, query, top_k=top_k, scope=scope, offset=offset)
-    if not budget:
-        return result
-    from minirag_store.budget import fit_query
+    from minirag_store.budget import fit_query, shape_query
 
-    return fit_query(result, budget, index.token_counter(), offset)
+    if not budget:
+        return shape_query(result, explain=explain)
+    return fit_query(result, budget, index.token_counter(), offset, explain=explain)
 
 
 def _score_fusion(
@@ -254,7 +258,6 @@ def _answer(
             source_at[source] = len(sources)
             sources.append(_summary(index, row, source in stale, roots))
         src = source_at[source]
-        sources[src]["hits"] += 1
         locator = decode(row.get("locator"))
         if locator.get("headingPath") == row["title"]:
             del locator["headingPath"]  # the title alone: sources[src] says it
@@ -293,7 +296,6 @@ def _summary(
     # A title made from the file's name would say displayPath again: said once.
     if row["source_type"] != "file" or row["title"] != stem_title(Path(shown).stem):
         summary["title"] = row["title"]
-    summary["hits"] = 0
     root = root_of(index.config, Path(source)) if row["source_type"] == "file" else None
     if root is not None and source != str(root):
         if str(root) not in roots:

@@ -166,11 +166,9 @@ class Index:
 
     def token_counter(self) -> Callable[[str], int]:
         """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
-        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session.
-
-        Never loads the model: without the tokenizer file on disk yet, answers are counted
-        in UTF-8 bytes (one warning), which over-counts: they only come back shorter.
-        """
+        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session. Never
+        loads the model: without the tokenizer file on disk yet, answers are counted in
+        UTF-8 bytes (one warning), which over-counts: they only come back shorter."""
         config = self.config
         with self._lock:
             if self._embedder_obj is not None:
@@ -333,23 +331,25 @@ class Index:
         offset: int = OFFSET.default,
         max_tokens: int | None = None,
         ask_server: bool = False,
+        explain: bool = False,
     ) -> QueryResult:
-        """Hybrid search; see :func:`minirag_store.search.run_query`.
-
-        ``offset``: skip the best ``offset`` hits (a trimmed answer's ``nextOffset``).
-        The answer fits ``max_tokens`` (:func:`minirag_store.budget.fit_query`): None for
-        RAG_MAX_RESPONSE_TOKENS (an MCP client's context), 0 for no limit (a terminal).
-
-        ``ask_server``: first ask a running server for this same configuration (the CLI
-        does; see :mod:`minirag_store.peer`), which has the index and model warm; when
-        there is none, or it does not answer, search here. The server fits its answer to
-        the budget given here, not to its own setting.
-        """
+        """Hybrid search (:func:`minirag_store.search.answer_query`): the hits ranked
+        ``offset + 1`` on, fitted to ``max_tokens`` (None: RAG_MAX_RESPONSE_TOKENS, an MCP
+        client's context; 0: no limit, a terminal); ``explain`` adds each hit's scores.
+        ``ask_server``: a running server for this configuration answers when there is one
+        (the CLI asks: its model is warm; :mod:`minirag_store.peer`)."""
         self._check()
         from minirag_store.search import answer_query
 
         return answer_query(
-            self, query, top_k, scope, offset=offset, max_tokens=max_tokens, ask_server=ask_server
+            self,
+            query,
+            top_k,
+            scope,
+            offset=offset,
+            max_tokens=max_tokens,
+            ask_server=ask_server,
+            explain=explain,
         )
 
     def read_chunk_neighbors(

@@ -297,8 +297,9 @@ def test_rotated_scans_are_read_upright_by_tesseract(
 def test_a_scanned_page_keeps_its_page_through_ocr_to_the_hit(
     mixed_pdf: Path, tmp_path: Path, model_env: dict[str, str]
 ) -> None:
-    """Text page 1, scanned page 2, text page 3: the OCR text is found on page 2, and
-    read_file with page 2 gives it back (without the text pages around it)."""
+    """Text page 1, scanned page 2, text page 3: the OCR text is found on page 2 (a
+    passage joining it to its neighbours spans exactly their pages), and read_file with
+    page 2 gives it back (without the text pages around it)."""
     from minirag_store import Index
 
     root = tmp_path / "docs"
@@ -310,13 +311,22 @@ def test_a_scanned_page_keeps_its_page_through_ocr_to_the_hit(
     index = Index.open({**env, "RAG_OCR_LANG": "en", "CHUNK_TOKEN_BUDGET": "16"})
     try:
         assert index.ingest_file(str(target))["ocrEngine"] == "rapidocr"
-        hits = index.query("quarterly sales report northern region", top_k=3)["results"]
-        scanned = next(h for h in hits if "Quarterly" in h["text"])
-        assert scanned["locator"]["page"] == 2
-        text_hit = next(
-            h for h in index.query(CHARLIE, top_k=3)["results"] if "Charlie" in h["text"]
-        )
-        assert text_hit["locator"]["page"] == 3
+        query = "quarterly sales report northern region"
+        (scanned,) = index.query(query, top_k=1)["results"]  # the best chunk alone
+        assert "Quarterly" in scanned["text"]
+        assert scanned["locator"]["page"] == 2 and "pages" not in scanned["locator"]
+        (text_hit,) = index.query(CHARLIE, top_k=1)["results"]
+        assert "Charlie" in text_hit["text"]
+        assert text_hit["locator"]["page"] == 3 and "pages" not in text_hit["locator"]
+        # neighbours of one section come as one passage: it spans the pages it holds
+        hits = index.query(query, top_k=3)["results"]
+        assert any("Quarterly" in h["text"] for h in hits)
+        for hit in hits:
+            held = [n for n, words in enumerate(["Alpha", "Quarterly", "Charlie"], 1)
+                    if words in hit["text"]]  # fmt: skip
+            assert hit["locator"]["page"] == min(held)
+            span = [min(held), max(held)] if len(held) > 1 else None
+            assert hit["locator"].get("pages") == span
         page = index.read_file(file_path=str(target), page=2)["text"]
         assert "Quarterly sales report" in page
         assert "Alpha text page" not in page and "Charlie closing" not in page

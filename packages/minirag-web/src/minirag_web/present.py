@@ -97,6 +97,7 @@ def hits(result: Mapping[str, Any], query: str) -> list[dict[str, Any]]:
                 "rank": rank,
                 "source": source,
                 "chunk": hit["chunkIndex"],
+                "last": hit.get("lastChunk"),  # a passage of chunks chunk..last
                 "place": describe(locator),
                 "heading": locator.get("headingPath", ""),
                 "page": locator.get("page"),

@@ -39,7 +39,9 @@ async def search(request: Request, site: Site, session: Session) -> Response:
     context: dict[str, Any] = {"q": query, "k": k, "title": query or "Search"}
     if query:
         # No token budget: a person reads a page, not a model's context (as the CLI).
-        result = await site.call(lambda: site.index.query(query, top_k=k, max_tokens=0))
+        result = await site.call(
+            lambda: site.index.query(query, top_k=k, max_tokens=0, explain=True)
+        )
         context |= {
             "hits": present.hits(result, query),
             "sources": [{**s, "places": present.places(s)} for s in result["sources"]],
@@ -52,7 +54,8 @@ async def search(request: Request, site: Site, session: Session) -> Response:
 
 
 async def read(request: Request, site: Site, session: Session) -> Response:
-    """``/read?source=S`` and one of: ``chunk=N`` (a hit, with the chunks around it),
+    """``/read?source=S`` and one of: ``chunk=N`` (a hit, with the chunks around it;
+    ``last=M`` when the hit is a passage of chunks N to M),
     ``page=P`` / ``slide=N`` (one page or slide), ``from=N`` (the document from there)."""
     source = request.query_params.get("source", "").strip()
     if not source:
@@ -62,9 +65,12 @@ async def read(request: Request, site: Site, session: Session) -> Response:
     context: dict[str, Any] = {"source": source, "q": query, "title": source, "chunk": chunk}
     if chunk is not None:
         span = whole(request, "span", AROUND) or 0
-        got = await site.call(lambda: site.index.read_chunk_neighbors(source, chunk, span, span))
+        last = max(chunk, whole(request, "last") or chunk)
+        context["last"] = last if last > chunk else None
+        after = min(span + last - chunk, NEIGHBORS.maximum)
+        got = await site.call(lambda: site.index.read_chunk_neighbors(source, chunk, span, after))
         context["parts"] = [
-            {"index": c["chunkIndex"], "hit": c["chunkIndex"] == chunk,
+            {"index": c["chunkIndex"], "hit": chunk <= c["chunkIndex"] <= last,
              "html": present.markdown(c["text"], query)}
             for c in got["chunks"]
         ]  # fmt: skip

@@ -60,11 +60,12 @@ QUERIES = [
 
 
 def _same(a: dict, b: dict) -> bool:
-    """The same hits in the same order, with distances and scores equal up to float16
-    rounding (the ANN path re-ranks on the stored float16 vectors in LanceDB, the exact
-    path on renormalised float32 copies of them)."""
-    if [(h["source"], h["chunkIndex"]) for h in a["results"]] != [
-        (h["source"], h["chunkIndex"]) for h in b["results"]
+    """The same hits (a passage: chunks ``chunkIndex`` to ``lastChunk``) in the same order,
+    with distances and scores (both queried with ``explain``) equal up to float16 rounding
+    (the ANN path re-ranks on the stored float16 vectors in LanceDB, the exact path on
+    renormalised float32 copies of them)."""
+    if [(h["source"], h["chunkIndex"], h.get("lastChunk")) for h in a["results"]] != [
+        (h["source"], h["chunkIndex"], h.get("lastChunk")) for h in b["results"]
     ]:
         return False
     return all(
@@ -89,8 +90,8 @@ def test_the_threshold_picks_the_path(both):
 def test_both_paths_give_the_same_answers(both, fusion):
     exact, ann, _ = both
     for query in QUERIES:
-        a = expand(_with(exact, fusion=fusion).query(query, top_k=8))
-        b = expand(_with(ann, fusion=fusion).query(query, top_k=8))
+        a = expand(_with(exact, fusion=fusion).query(query, top_k=8, explain=True))
+        b = expand(_with(ann, fusion=fusion).query(query, top_k=8, explain=True))
         assert _same(a, b), query
         assert a["parents"] == b["parents"]
         assert a["sources"] == b["sources"]
@@ -99,8 +100,8 @@ def test_both_paths_give_the_same_answers(both, fusion):
 def test_scope_filters_agree_and_hold(both):
     exact, ann, root = both
     for scope in ["proj", "project-secret", "quo'te", "meteo", "ru", str(root / "en")]:
-        a = expand(exact.query("zebra migration notes", top_k=10, scope=str(root / scope)))
-        b = expand(ann.query("zebra migration notes", top_k=10, scope=str(root / scope)))
+        a = expand(exact.query("zebra migration notes", 10, str(root / scope), explain=True))
+        b = expand(ann.query("zebra migration notes", 10, str(root / scope), explain=True))
         assert _same(a, b), scope
         prefix = str(root / scope) + "/"
         assert all(h["source"].startswith(prefix) for h in b["results"]), scope
@@ -120,10 +121,11 @@ def test_max_distance_and_grouping_agree(both):
         {"max_files": 2},
     ]:
         for query in QUERIES[:4]:
-            a = expand(_with(exact, **changes).query(query))
-            b = expand(_with(ann, **changes).query(query))
+            a = expand(_with(exact, **changes).query(query, explain=True))
+            b = expand(_with(ann, **changes).query(query, explain=True))
             assert _same(a, b), (changes, query)
-    far = expand(_with(ann, max_distance=0.6).query("heavy rain over the coast"))["results"]
+    answer = _with(ann, max_distance=0.6).query("heavy rain over the coast", explain=True)
+    far = answer["results"]
     assert far and all(h["distance"] is not None and h["distance"] <= 0.6 for h in far)
 
 

@@ -77,10 +77,12 @@ def stored(db: Path) -> dict[str, tuple[str, np.ndarray]]:
     return {r["id"]: (r["text"], np.asarray(r["vector"], dtype=np.float16)) for r in rows}
 
 
-def ranked(index, query: str) -> list[tuple[str, int, float]]:
+def ranked(index, query: str) -> list[tuple[str, int, int | None, float]]:
+    """The hits of topK 8 in order: each one's document, chunks (a passage of neighbours
+    runs from ``chunkIndex`` to ``lastChunk``) and fused score (asked for: ``explain``)."""
     return [
-        (h["source"], h["chunkIndex"], round(h["score"], 6))
-        for h in expand(index.query(query, top_k=8))["results"]
+        (h["source"], h["chunkIndex"], h.get("lastChunk"), round(h["score"], 6))
+        for h in expand(index.query(query, top_k=8, explain=True))["results"]
     ]
 
 
