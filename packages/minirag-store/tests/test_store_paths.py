@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -52,6 +53,18 @@ def test_display_path_is_relative_to_its_root(layout):
     assert display_path(cfg, str(root / "specs" / "a.md")) == "specs/a.md"
     assert display_path(cfg, "https://example.com/x", "url") == "https://example.com/x"
     assert display_path(cfg, "notes/today", "data") == "notes/today"
+
+
+def test_display_path_takes_the_innermost_root_at_a_separator(tmp_path: Path):
+    outer, inner = tmp_path / "docs", tmp_path / "docs" / "proj"
+    for folder in (inner, tmp_path / "docs" / "project-secret"):
+        folder.mkdir(parents=True)
+    cfg = load_config({"BASE_DIRS": json.dumps([str(outer), str(inner)])}, cwd=tmp_path)
+    assert display_path(cfg, str(inner / "a" / "b.md")) == "a/b.md"
+    assert display_path(cfg, str(outer / "project-secret" / "c.md")) == "project-secret/c.md"
+    assert display_path(cfg, str(outer / "top.md")) == "top.md"
+    assert display_path(cfg, str(tmp_path / "docsx" / "d.md")) == str(tmp_path / "docsx/d.md")
+    assert display_path(cfg, str(outer)) == str(outer)  # a root itself: its whole path
 
 
 @pytest.mark.parametrize(

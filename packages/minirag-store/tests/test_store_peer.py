@@ -113,3 +113,19 @@ def test_the_server_fits_its_answer_to_the_callers_budget(served, index_env, doc
         assert answer == json.loads(
             json.dumps(index.query("pump seals", top_k=100, max_tokens=budget))
         )
+
+
+@pytest.mark.usefixtures("served")
+def test_explain_is_asked_of_the_server_and_an_answer_without_scores_is_not_taken(
+    index_env, monkeypatch
+):
+    caller = Index.open(index_env)
+    told = peer.ask(caller.config, "pump seals", 3, None, max_tokens=0, explain=True)
+    assert told is not None and all("score" in h for h in told["results"])
+    # A server from before ``explain`` ignores it; the caller then answers itself.
+    plain = peer.ask(caller.config, "pump seals", 3, None, max_tokens=0)
+    assert plain is not None and all("score" not in h for h in plain["results"])
+    monkeypatch.setattr(peer, "ask", lambda *a, **k: plain)
+    answer = caller.query("pump seals", top_k=3, max_tokens=0, ask_server=True, explain=True)
+    assert all("score" in h and "distance" in h for h in answer["results"])
+    caller.close()

@@ -163,7 +163,8 @@ def answer_query(
         answer = ask(
             index.config, query, top_k, scope, max_tokens=budget, offset=offset, explain=explain
         )
-        if answer is not None:
+        # A server older than ``explain`` answers without scores: then answer here.
+        if answer is not None and (not explain or all("score" in h for h in answer["results"])):
             return answer
     result = run_query(index, query, top_k=top_k, scope=scope, offset=offset)
     from minirag_store.budget import fit_query, shape_query
