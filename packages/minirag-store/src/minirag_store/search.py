@@ -28,7 +28,7 @@ from minirag_store.index.search.fusion import (
     score_fuse,
 )
 from minirag_store.index.storage.schema import scope_filter
-from minirag_store.locators import add_places, decode
+from minirag_store.locators import decode
 from minirag_store.paths import display_path, normalize_scopes, root_of, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
@@ -277,7 +277,7 @@ def _answer(
                 parents.append(sections[parent])
             hit["parent"] = parent_at[parent]
         hits.append(hit)
-    add_places(sources, hits)
+    # Each source's pages and slides are counted as the client gets it (budget.shape_query).
     return {"results": hits, "sources": sources, "roots": roots, "parents": parents}
 
 
