@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any
 
 from minirag_store.locators import add_places
-from minirag_store.passages import join_adjacent, without_scores
+from minirag_store.passages import in_wire_order, join_adjacent, without_scores
 from minirag_store.results import (
     QueryResult,
     QueryTrimmed,
@@ -135,7 +135,7 @@ def shape_query(
             if parent not in parent_at:
                 parent_at[parent] = len(parents)
                 parents.append(result["parents"][parent])
-            out = {**out, "parent": parent_at[parent], "text": out.pop("text")}  # type: ignore[typeddict-item]
+            out = in_wire_order({**out, "parent": parent_at[parent]})
         kept.append(out)
     add_places(sources, kept)
     shaped: QueryResult = {

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from minirag_store.locators import merge
 from minirag_store.results import SearchHit
 
-__all__ = ["join_adjacent", "without_scores"]
+__all__ = ["in_wire_order", "join_adjacent", "without_scores"]
 
 
 def join_adjacent(hits: Sequence[SearchHit]) -> list[SearchHit]:
@@ -77,10 +77,10 @@ def _passage(chunks: list[SearchHit], best: SearchHit) -> SearchHit:
     else:
         out.pop("locator", None)
     out["text"] = "".join(c["text"] for c in chunks)
-    return _ordered(out)
+    return in_wire_order(out)
 
 
-def _ordered(hit: SearchHit) -> SearchHit:
+def in_wire_order(hit: SearchHit) -> SearchHit:
     """The hit's fields in the wire's order (text last: a client cut short still has the
     rest), whatever order they were set in."""
     keys = ("src", "chunkIndex", "lastChunk", "score", "distance", "locator", "parent", "text")

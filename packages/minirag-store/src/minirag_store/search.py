@@ -297,7 +297,7 @@ def _summary(
     # A title made from the file's name would say displayPath again: said once.
     if row["source_type"] != "file" or row["title"] != stem_title(Path(shown).stem):
         summary["title"] = row["title"]
-    root = root_of(index.config, Path(source)) if row["source_type"] == "file" else None
+    root = root_of(index.config, source) if row["source_type"] == "file" else None
     if root is not None and source != str(root):
         if str(root) not in roots:
             roots.append(str(root))
