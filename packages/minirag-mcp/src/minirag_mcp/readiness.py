@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from minirag_store.process import settle
 
 if TYPE_CHECKING:
     from minirag_store import Index
@@ -87,6 +88,7 @@ class Readiness:
 
     def _run(self) -> None:
         _warm(self._index)
+        settle()  # what the warm-up loaded stays out of later collections
         with self._guard:
             if self._watch and not self._stopped:
                 # RAG_WATCH: follow the files while serving

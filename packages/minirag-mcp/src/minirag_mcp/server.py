@@ -117,6 +117,7 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     stdout carries protocol messages only, and logs go to stderr.
     """
     from minirag_store.peer import start_endpoint
+    from minirag_store.process import settle
 
     serving = serving_status(http)
     watch = index.config_error is None and index.config.watch != "off"
@@ -124,6 +125,7 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     server = create_server(index, readiness=readiness, serving=serving, http=http)
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
+    settle()  # the server's own modules stay out of the collections of its first seconds
 
     def stop() -> None:
         readiness.stop()

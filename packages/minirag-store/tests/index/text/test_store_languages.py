@@ -244,3 +244,36 @@ def test_a_language_told_for_a_few_stray_chunks_is_no_query_alternative():
     }
     assert held_languages(pa.array(["english"] * 900 + ["german"] * 3)) == {"english", "german"}
     assert held_languages(pa.array([], pa.string())) == frozenset()
+
+
+def test_two_threads_writing_at_once_load_the_language_detector_once(monkeypatch):
+    """A sync and an ``ingest_file`` that write their first chunks together share one load
+    of the detector (~80 MB, up to 1.2 s), not one each."""
+    import threading
+    import time
+
+    from minirag_store.index.text import language
+    from py3langid.langid import LanguageIdentifier
+
+    loads = []
+    real = LanguageIdentifier.from_model_file.__func__
+
+    def slow_load(cls, *args, **kwargs):
+        loads.append(threading.get_ident())
+        time.sleep(0.2)  # the real load's length, so the second thread arrives during it
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(LanguageIdentifier, "from_model_file", classmethod(slow_load))
+    language._loaded_detector.cache_clear()  # the test's own load is kept for the next
+    told: list[str] = []
+    threads = [
+        threading.Thread(target=lambda t=t: told.append(language.chunk_language(t)))
+        for t in ("Die Lieferketten der Hersteller sind lang und schwer zu überblicken.",
+                  "The supply chains of the makers are long and hard to follow.")
+    ]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1
+    assert sorted(told) == ["english", "german"]
