@@ -112,3 +112,36 @@ def test_a_new_index_answers_status_and_list_without_lancedb(tmp_path, model_env
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [0, None, ["not_ingested"]]
     assert not (tmp_path / "index" / "chunks.lance").exists()  # nothing created either
+
+
+def test_status_and_list_answer_during_a_write_without_waiting_for_it(make_index, docs_root):
+    """A client polling while a sync commits or maintains the table (which holds the
+    write lock, and the exclusive lock while old versions are dropped) is answered at
+    once with what the index held before that write, not after it."""
+    import threading
+    import time
+
+    index = make_index()
+    (docs_root / "a.md").write_text("# A\n\nfirst file", encoding="utf-8")
+    assert index.sync()["counts"]["ingested"] == 1
+    table = index.table()
+    inside, leave = threading.Event(), threading.Event()
+
+    def maintenance_under_way() -> None:  # as ChunkTable.maintain holds them
+        with table._writing(), table._rw.exclusive():
+            inside.set()
+            leave.wait(60)
+
+    writer = threading.Thread(target=maintenance_under_way)
+    writer.start()
+    try:
+        assert inside.wait(10)
+        started = time.monotonic()
+        status, listing = index.status(), index.list_files()
+        waited = time.monotonic() - started
+    finally:
+        leave.set()
+        writer.join()
+    assert waited < 30, "status and list_files waited for the write to end"
+    assert status["chunkCount"] >= 1 and status["sourceCount"] == 1
+    assert [row["state"] for row in listing["files"]] == ["ingested"]

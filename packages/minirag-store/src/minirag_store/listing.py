@@ -69,7 +69,7 @@ def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListR
     # A new index without its table yet lists every file as not ingested at once; opening
     # the table would import LanceDB (seconds, while the warm-up imports it) and create it.
     if not table_absent(index.config.db_uri, TABLE_NAME):
-        metas = index.table().source_meta()
+        metas = index.table().source_meta(wait=False)  # a sync's commit is not awaited
     rows: list[FileRow] = []
     seen: set[str] = set()
     for entry in sorted(result.files, key=lambda e: e.source):

@@ -248,7 +248,7 @@ class Index:
         """Configuration and index health. Always answers, even with a broken configuration."""
         from minirag_store.status import build_status
 
-        return build_status(self._config_error or self.config, self.watch_state())
+        return build_status(self._config_error or self.config, self.watch_state(), self._table_obj)
 
     # -------------------------------------------------------------------- sync
     def sync_start(self, path: str | None = None) -> SyncStarted:

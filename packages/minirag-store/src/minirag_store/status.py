@@ -16,6 +16,7 @@ from minirag_store.results import StatusResult
 if TYPE_CHECKING:
     from minirag_store.config import Config
     from minirag_store.index.storage.summary import IndexSummary
+    from minirag_store.index.table import ChunkTable
 
 __all__ = ["STATUS_FIELDS", "build_status"]
 
@@ -23,15 +24,21 @@ __all__ = ["STATUS_FIELDS", "build_status"]
 STATUS_FIELDS: tuple[str, ...] = tuple(StatusResult.__annotations__)
 
 
-def build_status(config: Config | str, watch: tuple[str, str | None]) -> StatusResult:
+def build_status(
+    config: Config | str, watch: tuple[str, str | None], table: ChunkTable | None = None
+) -> StatusResult:
     """The status report of ``config`` (or of the configuration error it is), with how
     this process follows the files (``watch``: mode and why it polls), every field of
-    :data:`STATUS_FIELDS` present (``None`` where it has no value); never raises."""
-    out = _status(config, watch)
+    :data:`STATUS_FIELDS` present (``None`` where it has no value); never raises.
+    ``table``: the index's table when this process has it open (its summary is at hand,
+    and a poll during one of its writes answers without waiting for it)."""
+    out = _status(config, watch, table)
     return {key: out.get(key) for key in STATUS_FIELDS}  # type: ignore[return-value]
 
 
-def _status(config: Config | str, watch: tuple[str, str | None]) -> StatusResult:
+def _status(
+    config: Config | str, watch: tuple[str, str | None], table: ChunkTable | None
+) -> StatusResult:
     from minirag_store.meta import version
 
     out: StatusResult = {"version": version()}
@@ -44,7 +51,7 @@ def _status(config: Config | str, watch: tuple[str, str | None]) -> StatusResult
     if note:
         out["watchNote"] = note
     out.update(_ocr_fields(config))
-    out.update(_index_fields(config))
+    out.update(_index_fields(config, table))
     return out
 
 
@@ -87,11 +94,11 @@ def _ocr_fields(config: Config) -> StatusResult:
     return fields
 
 
-def _index_fields(config: Config) -> StatusResult:
+def _index_fields(config: Config, table: ChunkTable | None) -> StatusResult:
     from minirag_chunker import SCHEME_VERSION
 
     try:
-        current = _summary(config)
+        current = table.summary(wait=False) if table is not None else _summary(config)
         if current is None:
             return {"chunkCount": 0, "sourceCount": 0, "staleChunkCount": 0}
         chunks = current.chunk_count

@@ -2,10 +2,8 @@
 
 Design notes:
 
-* Vectors are stored as **float16** (768 B per 384-dim chunk instead of 1.5 KB). Search
-  runs in float32 over renormalised rows (:mod:`minirag_store.index.search.vectors`); the rounding
-  moves a cosine similarity by at most ~4e-5 (measured on 5,000 random unit vectors), far
-  below the gaps that order real hits.
+* Vectors are stored as **float16** and searched in float32 over renormalised rows
+  (:mod:`minirag_store.index.search.vectors`; docs/decisions/float16-vectors.md).
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
 * A source is replaced in **one commit**: an append when it has no rows yet, else its new
@@ -16,9 +14,8 @@ Design notes:
 * The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.text.keywords`);
   Lance also searches rows added since the last index update, and :meth:`maintain` folds
   them in, compacts fragments and deletes old versions, once per batch or sync.
-* ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes, so per-source,
-  per-section and per-id look-ups (neighbours, read, delete, counts of one source, the
-  merge on ``id``) never scan the whole table.
+* ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes: per-source, per-section
+  and per-id look-ups (neighbours, read, delete, the merge on ``id``) scan no whole table.
 * Search (:mod:`minirag_store.index.search.searcher`) reads from an in-memory snapshot of the
   latest version, reloaded once per commit, or past ``RAG_ANN_MIN_CHUNKS`` through the
   IVF index that :meth:`maintain` builds (:mod:`minirag_store.index.search.ann`).
@@ -212,8 +209,7 @@ class ChunkTable:
     ) -> None:
         """Make ``rows`` (with their ``vectors``) the only chunks of ``sources``, in one commit.
 
-        Every row's ``source`` must be in ``sources``; a source with no rows ends up deleted.
-        """
+        Every row's ``source`` must be in ``sources``; a source with no rows ends up deleted."""
         if len(rows) != len(vectors):
             raise ValueError(f"{len(rows)} rows but {len(vectors)} vectors")
         unique = list(dict.fromkeys(sources))
@@ -292,12 +288,16 @@ class ChunkTable:
             for batch in (query.where(where) if where else query).to_batches(8192):
                 yield from batch.to_pylist()
 
-    def summary(self) -> IndexSummary:
+    def summary(self, *, wait: bool = True) -> IndexSummary:
         """Per-source metadata and counts of the latest version: from the summary file
         when it describes that version, else read from the table (no vector or text)
-        and written for the next process (see :mod:`minirag_store.index.storage.summary`)."""
-        version = self._fresh_version()
+        and written for the next process (see :mod:`minirag_store.index.storage.summary`).
+        ``wait=False`` (status, list): during a write, the summary last read (a commit or
+        more behind) instead of waiting for the write (a poll waited 120-370 ms)."""
         held = self._summary
+        if not wait and held is not None and self._write.locked():
+            return held
+        version = self._fresh_version()
         if held is not None and held.version == version:
             return held  # a sync asks several times: read and parse the file once
         cached = summary.load(self._local)
@@ -322,9 +322,9 @@ class ChunkTable:
         with self._rw.shared():
             return int(self._tbl.version)
 
-    def source_meta(self) -> dict[str, SourceMeta]:
+    def source_meta(self, *, wait: bool = True) -> dict[str, SourceMeta]:
         """Per-source metadata for every indexed source (no vector or text is read)."""
-        return self.summary().sources
+        return self.summary(wait=wait).sources
 
     def counts(self) -> tuple[int, int]:
         """``(chunk count, source count)``."""
