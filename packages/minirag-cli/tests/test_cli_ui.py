@@ -84,3 +84,12 @@ def test_ui_follows_the_files_and_shows_what_failed(tmp_path, cli_env):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
+
+
+def test_ui_offers_no_json_it_would_not_print(invoke):
+    """``ui`` prints a link, never a result: ``--json`` is not offered, and given anyway it
+    is refused as an unknown option instead of silently doing nothing."""
+    assert "--json" not in invoke("ui", "--help").stdout
+    refused = invoke("ui", "--json", "--no-browser")
+    assert refused.code != 0 and "No such option: --json" in refused.stderr
+    assert "--json" in invoke("status", "--help").stdout  # the commands that print keep it

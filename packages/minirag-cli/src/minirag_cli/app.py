@@ -16,7 +16,7 @@ from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
-from minirag_cli.options import Shared, absolute, resolve_scopes, with_shared
+from minirag_cli.options import Shared, absolute, resolve_scopes, with_config, with_shared
 from minirag_cli.progress import progress_bar, wants_bar
 
 if TYPE_CHECKING:
@@ -326,7 +326,7 @@ def delete(
 
 
 @app.command()
-@with_shared
+@with_config
 def ui(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (default: a free one).")] = 0,
     browser: Annotated[

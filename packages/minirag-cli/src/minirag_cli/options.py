@@ -109,6 +109,15 @@ def with_shared(func: Callable[..., Any]) -> Callable[..., Any]:
     command's own parameters followed by the shared ones, and bundles the latter into
     one :class:`Shared` on the way in.
     """
+    return _sharing(func, _SHARED_PARAMS)
+
+
+def with_config(func: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`with_shared` without ``--json``: for a command that prints no result (``ui``)."""
+    return _sharing(func, tuple(p for p in _SHARED_PARAMS if p[0] != "json"))
+
+
+def _sharing(func: Callable[..., Any], shared_params: tuple) -> Callable[..., Any]:
     hints = typing.get_type_hints(func, include_extras=True)
     own = [
         p.replace(annotation=hints[p.name])
@@ -117,12 +126,12 @@ def with_shared(func: Callable[..., Any]) -> Callable[..., Any]:
     ]
     extra = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann)
-        for name, ann, default in _SHARED_PARAMS
+        for name, ann, default in shared_params
     ]
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        shared = Shared(**{name: kwargs.pop(name) for name, _, _ in _SHARED_PARAMS})
+        shared = Shared(**{name: kwargs.pop(name) for name, _, _ in shared_params})
         return func(*args, shared=shared, **kwargs)
 
     params = own + extra

@@ -26,6 +26,7 @@ from html import escape
 from pathlib import Path
 
 from minirag_store import Index
+from minirag_store.process import settle
 
 from minirag_web.access import OneTimeSecret
 from minirag_web.app import create_app
@@ -82,6 +83,7 @@ def _warm_up(index: Index, syncs: SyncLog) -> None:
     try:
         if index.config_error is None:
             index.warm_up()
+            settle()  # what the warm-up loaded stays out of later garbage collections
             if index.config.watch != "off":
                 index.start_watching(lambda batch: syncs.record(batch["job"]))
     except Exception as e:  # the page's first call that needs the part says what failed
