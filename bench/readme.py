@@ -78,6 +78,7 @@ def measured(results: Path) -> str:
     watch, reembed = load(results, "watch"), load(results, "reembed")
     answers = load(results, "answers")
     languages = load(results, "languages")
+    latency = load(results, "sync_latency")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -155,6 +156,7 @@ def measured(results: Path) -> str:
             f"p95 {http['query_p95_ms']:.0f} ms; {http['queries_per_s']:.0f} queries/s",
         ),
         _answers_row(answers),
+        _latency_row(latency),
         (
             f"watch mode: a saved file -> its new text found, over {watch['edits']} edits in "
             f"a {_n(watch['files'])}-file folder (`bench/watch.py`)",
@@ -190,10 +192,28 @@ def measured(results: Path) -> str:
                 ("reembed", reembed),
                 ("answers", answers),
                 ("languages", languages),
+                ("sync_latency", latency),
             )
         ),
     ]
     return "\n".join(lines)
+
+
+def _latency_row(latency: dict) -> tuple[str, str, str]:
+    """How long a client waits for ``sync_status``, ``status`` and ``list_files`` while
+    a sync runs (each scenario's calls, the worst and the p95 of the three kinds)."""
+    polls = ("sync_status", "status", "list_files")
+    scenarios = latency["scenarios"]
+    p95 = max(s["latency_ms"][kind]["p95"] for s in scenarios for kind in polls)
+    calls = sum(s["latency_ms"][kind]["calls"] for s in scenarios for kind in polls)
+    return (
+        f"`sync_status` / `status` / `list_files` answered while a sync runs, over stdio "
+        f"(`bench/sync_latency.py`: {len(scenarios)} scenarios, {_n(calls)} calls, 300 small "
+        "files and 3 large ones, watch mode on and off)",
+        "—",
+        f"worst {latency['worst_poll_ms']:.0f} ms, p95 at most {p95:.0f} ms "
+        f"(target: every call within {latency['target'].split('<= ')[1].split(';')[0]})",
+    )
 
 
 def _answers_row(answers: dict) -> tuple[str, str, str]:
