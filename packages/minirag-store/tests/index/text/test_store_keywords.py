@@ -133,3 +133,9 @@ def test_chunk_entry_holds_title_prefix_and_neighbours_within_its_section():
 def test_russian_words_of_a_neighbour_are_stemmed_too():
     entries, _ = section_keywords("Склад", [("Учёт запасов.", 0), ("Инвентаризация склада.", 0)])
     assert "запас" in entries[1].split() and "склад" in entries[0].split()
+
+
+def test_a_word_cut_between_two_chunks_is_in_both_entries():
+    # The chunker cuts Chinese text anywhere: 桥梁 ("bridge") split as 这座 | 桥梁.
+    entries, _ = section_keywords("", [("哈德良架设了这座", 0), ("桥梁。此期间", 0)])
+    assert all({"这座", "座桥", "桥梁"} <= set(e.split()) for e in entries)

@@ -33,7 +33,8 @@ __all__ = [
 #: spaceless scripts as bigrams, words as written beside their stems.
 #: 6: the words as written left out again (a query re-ranks its hits by them instead:
 #: :func:`written.rerank_as_written`).
-KEYWORDS_VERSION = 6
+#: 7: + the bigram of a spaceless run that a chunk cut splits (:func:`keywords.section_keywords`).
+KEYWORDS_VERSION = 7
 VERSION_COLUMN = "keywords_version"
 #: Each row's stemmer ('' none, NULL: written before scheme 5); a query is analysed
 #: under every one the index holds.
