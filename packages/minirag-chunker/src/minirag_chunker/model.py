@@ -12,8 +12,11 @@ from typing import Literal
 # nothing) and embeds that, so every source is re-cut and re-embedded. 4: minirag-store
 # reflows PDF text into paragraphs (its printed lines were paragraphs), so PDFs are read
 # and cut again; what is embedded is unchanged (EMBED_INPUT_SCHEME stays 3), so every chunk
-# whose text did not change (every other format's) keeps its stored vector.
-SCHEME_VERSION: int = 4
+# whose text did not change (every other format's) keeps its stored vector. 5: minirag-store
+# marks a PDF's lines in a heading's font size as headings (a title, a section's), which
+# then lead their chunks' breadcrumbs: PDFs are cut again, every other format's chunk keeps
+# its vector.
+SCHEME_VERSION: int = 5
 
 Category = Literal["transcript", "slides", "headings", "generic"]
 

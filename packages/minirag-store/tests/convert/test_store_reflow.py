@@ -49,8 +49,10 @@ def test_each_kind_of_article_reads_as_its_paragraphs(tmp_path: Path, config: Co
     path.write_bytes(prose_pdf(Article("Arctic Field Notes", PARAGRAPHS), kind))
     converted = convert_file(path, config)
     blocks = _blocks(converted.markdown)
-    # The title, then each paragraph whole: no printed line is a block of its own.
-    assert blocks == ["Arctic Field Notes", *PARAGRAPHS]
+    # The title as a heading (its larger type), then each paragraph whole: no printed
+    # line is a block of its own.
+    assert blocks == ["# Arctic Field Notes", *PARAGRAPHS]
+    assert converted.title == "Arctic Field Notes"  # not the file's name
     assert converted.marks == ((0, {"page": 1}),)
 
 
@@ -204,11 +206,54 @@ def test_lines_by_their_boxes() -> None:
         _line("longer list of sites.", 72, 180, 596),
     ]
     assert _blocks(reflow_lines(lines)) == [
-        "Annual Report",
+        "# Annual Report",
         "Harbour Office\nPier 4, Tromso",
         "The survey vessels spent ninety days at sea and charted the whole fjord.",
         "Next season the fleet returns with two new drones and a longer list of sites.",
     ]
+
+
+_BODY = "Sea ice thinned along the coast and the survey charted every inlet of the fjord."
+
+
+def test_larger_type_is_a_heading_of_its_level() -> None:
+    """The document's sizes decide: its largest type is ``#``, the next ``##``; a title
+    over two printed lines is one heading line; the body's own size never is."""
+    from minirag_store.convert.reflow import heading_levels, reflow_lines
+
+    lines = [
+        _line("Glaciers of the Northern", 72, 400, 720, 18),
+        _line("Fjords", 72, 150, 698, 18),
+        _line("Methods", 72, 140, 670, 13),
+        *[_line(_BODY, 72, 540, 650 - 12 * i) for i in range(4)],
+        _line("Results", 72, 140, 590, 13),
+        _line(_BODY, 72, 540, 570),
+    ]
+    levels = heading_levels(lines)
+    assert levels == {18.0: 1, 13.0: 2}
+    blocks = _blocks(reflow_lines(lines, levels=levels))
+    assert blocks[:2] == ["# Glaciers of the Northern Fjords", "## Methods"]
+    assert blocks[3:] == ["## Results", _BODY]
+    assert not blocks[2].startswith("#")
+    # a page of the same document with only a section heading on it keeps its level
+    page = [_line("Discussion", 72, 150, 720, 13), _line(_BODY, 72, 540, 700)]
+    assert _blocks(reflow_lines(page, levels=levels))[0] == "## Discussion"
+
+
+def test_large_type_that_is_not_a_heading_stays_text() -> None:
+    """A slide set large throughout (its small footer is not the body), a page number or
+    a drop cap in large type, and more than three lines of large type (a pull quote)."""
+    from minirag_store.convert.reflow import heading_levels, reflow_lines
+
+    slide = [_line(f"Point {n} about the northern survey", 72, 500, 700 - 40 * n, 28)
+             for n in range(4)] + [_line("Harbour Office 2026", 72, 200, 60, 9)]  # fmt: skip
+    assert heading_levels(slide) == {}
+    assert not any(b.startswith("#") for b in _blocks(reflow_lines(slide)))
+    body = [_line(_BODY, 72, 540, 600 - 12 * i) for i in range(12)]
+    marks = [_line("12", 300, 320, 740, 20), _line("T", 72, 90, 700, 30)]
+    quote = [_line("Ice is the slowest river", 72, 400, 680 - 20 * i, 16) for i in range(4)]
+    text = reflow_lines([*marks, *quote, *body])
+    assert "#" not in text
 
 
 def test_real_article_pdf_reads_as_paragraphs(fixtures: Path, config: Config) -> None:

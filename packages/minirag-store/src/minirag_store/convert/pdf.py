@@ -52,7 +52,14 @@ from minirag_store.convert.ocr import (
     reader_for,
 )
 from minirag_store.convert.pagealign import Pages, align_pages
-from minirag_store.convert.reflow import Line, reflow_lines, reflow_text, tabular, word_forms
+from minirag_store.convert.reflow import (
+    Line,
+    heading_levels,
+    reflow_lines,
+    reflow_text,
+    tabular,
+    word_forms,
+)
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:
@@ -209,8 +216,9 @@ def _prose_as_tables(text: str, layouts: list[Layout] | None) -> bool:
 def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:
     """Each page as paragraphs (module doc): from pdfium's lines where they hold the
     page's text, else from the text. A split word is asked about against the whole
-    document's words."""
+    document's words, and a heading's size is told from the whole document's type."""
     forms = word_forms("\n".join(page for _, page in pages))
+    levels = heading_levels(line for _, lines in layouts or () for line in lines)
     if layouts:
         forms |= word_forms("\n".join(text for text, _ in layouts))
     out: Pages = []
@@ -223,7 +231,7 @@ def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:
             and _same_text(page, layout[0])
         )
         if lined and layout is not None:
-            out.append((index, reflow_lines(layout[1], forms)))
+            out.append((index, reflow_lines(layout[1], forms, levels)))
         else:
             out.append((index, reflow_text(page, forms)))
     return out

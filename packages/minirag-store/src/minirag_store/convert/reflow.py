@@ -43,6 +43,12 @@ than two letters before a break, TeX's and pyphen's ``lefthyphenmin``). The docu
 itself is asked first: a hyphenated form it uses elsewhere (``whole-genome``) keeps its
 hyphen, a solid form it uses elsewhere loses it.
 
+**Headings**: a paragraph of at most three lines in a font at least :data:`HEADING_RATIO`
+times the body's (the size most characters are set in) becomes a Markdown heading on one
+line, ``#`` for the largest such size, then ``##``, ``###`` (:func:`heading_levels`): the
+chunker carries it as the breadcrumb of what follows, as for a ``.md`` file. Not a heading:
+a size holding a fifth of the characters (a deck set large), a line without two letters.
+
 Runs of spaces inside a prose line (justification, pdfminer's gap spaces) become one;
 table rows and code keep theirs. Page marks are placed by the caller on each page's
 reflowed text, so ``read_file(page=…)`` and hit locators work as before.
@@ -53,12 +59,23 @@ Pure: no PDF library here (:mod:`minirag_store.convert.pdf` reads the boxes).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Line", "dehyphenate", "reflow_lines", "reflow_text", "tabular", "word_forms"]
+__all__ = [
+    "HEADING_RATIO",
+    "Line",
+    "dehyphenate",
+    "heading_levels",
+    "reflow_lines",
+    "reflow_text",
+    "tabular",
+    "word_forms",
+]
 
 JOIN, LINE, PARAGRAPH = " ", "\n", "\n\n"
 
@@ -73,6 +90,11 @@ _SPACES = re.compile(r"(?<=\S)[ \t\u00a0]{2,}(?=\S)")
 _WORD = re.compile(r"\w[\w'’-]*\w|\w", re.UNICODE)
 _DASHES = "-\u2010\u2011\x02"  # hyphen-minus, hyphen, non-breaking hyphen, pdfium's soft one
 SOFT_HYPHEN = "\x02"  # how pdfium's bounded text marks a hyphen it took for hyphenation
+#: How much larger than the body text a heading's font is, at least (module doc).
+HEADING_RATIO = 1.2
+_HEADING_LINES = 3  # a longer run of large type is a pull quote or a deck, not a heading
+_HEADING_SHARE = 0.2  # of the document's characters, at most, in one heading size
+_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]", re.DOTALL)  # two letters at least
 
 
 @dataclass(frozen=True)
@@ -208,19 +230,18 @@ class _Columns:
         return min((o.left for o in self._peers(line)), default=line.left)
 
 
-def _leading(lines: Sequence[Line]) -> float:
-    """The page's distance between the baselines of two lines of one paragraph: the
-    smallest drop between consecutive lines of a size that is not less than 0.7 of their
-    height (a memo has more space between its paragraphs than lines within them)."""
-    steps = [
-        a.bottom - b.bottom
-        for a, b in itertools.pairwise(lines)
-        if 0.7 * a.size <= a.bottom - b.bottom < 3 * a.size and abs(a.size - b.size) < 0.5
-    ]
-    return min(steps, default=0.0)
+def _leading(lines: Sequence[Line]) -> dict[float, float]:
+    """Each type size's baseline distance within a paragraph: the smallest drop between
+    consecutive lines of that size, at least 0.7 of their height (a memo spaces its
+    paragraphs wider; a title in large type its lines)."""
+    steps: dict[float, float] = {}
+    for a, b in itertools.pairwise(lines):
+        if 0.7 * a.size <= a.bottom - b.bottom < 3 * a.size and abs(a.size - b.size) < 0.5:
+            steps[_size(a)] = min(steps.get(_size(a), math.inf), a.bottom - b.bottom)
+    return steps
 
 
-def _forced(a: Line, b: Line, columns: _Columns, leading: float) -> str | None:
+def _forced(a: Line, b: Line, columns: _Columns, leading: dict[float, float]) -> str | None:
     """The break that what starts ``b`` forces, whatever the fit says (None: none)."""
     if a.fixed or b.fixed or tabular(a) or tabular(b):
         return LINE
@@ -230,7 +251,8 @@ def _forced(a: Line, b: Line, columns: _Columns, leading: float) -> str | None:
         return PARAGRAPH if _ends_sentence(a.text) and a.right < columns.right(a) else LINE
     drop = a.bottom - b.bottom
     if 0 < drop < 3 * a.size:  # the next line of the same column
-        if leading and drop > 1.4 * leading:
+        usual = leading.get(_size(a), min(leading.values(), default=0.0))
+        if usual and drop > 1.4 * usual:
             return PARAGRAPH  # space between paragraphs
         indent = 0.6 * b.size
         if b.left > columns.left(b) + indent and b.left > a.left + indent:
@@ -238,7 +260,7 @@ def _forced(a: Line, b: Line, columns: _Columns, leading: float) -> str | None:
     return None
 
 
-def _break(a: Line, b: Line, columns: _Columns, leading: float) -> str:
+def _break(a: Line, b: Line, columns: _Columns, leading: dict[float, float]) -> str:
     """What separates printed line ``a`` from the next, ``b`` (module doc)."""
     if a.soft:
         return JOIN
@@ -252,8 +274,51 @@ def _break(a: Line, b: Line, columns: _Columns, leading: float) -> str:
     return PARAGRAPH if _ends_sentence(a.text) or next_column else LINE
 
 
-def reflow_lines(lines: Sequence[Line], forms: frozenset[str] = frozenset()) -> str:
-    """One page's printed lines (in reading order, with their boxes) as paragraphs."""
+def _size(line: Line) -> float:
+    return round(line.size * 2) / 2  # to half a point: one style's lines vary by less
+
+
+def heading_levels(lines: Iterable[Line]) -> dict[float, int]:
+    """The font sizes a document's headings are set in, each with its level: 1 for the
+    largest, at most 3 (module doc). Empty when there is no body text to compare with."""
+    chars: Counter[float] = Counter()
+    for line in lines:
+        chars[_size(line)] += len(line.text.strip())
+    if not chars:
+        return {}
+    body = max(chars, key=lambda size: (chars[size], -size))
+    total = chars.total()
+    large = [size for size, n in chars.items()
+             if size >= HEADING_RATIO * body and n < _HEADING_SHARE * total]  # fmt: skip
+    return {size: min(rank, 3) for rank, size in enumerate(sorted(large, reverse=True), 1)}
+
+
+def _mark_headings(
+    lines: Sequence[Line], parts: list[str], breaks: list[str], levels: Mapping[float, int]
+) -> None:
+    """Each paragraph set in a heading's size made a Markdown heading on one line."""
+    start = 0
+    for end in [i + 1 for i, brk in enumerate(breaks) if brk == PARAGRAPH] + [len(lines)]:
+        found = [levels.get(_size(line), 0) for line in lines[start:end]]
+        text = " ".join(parts[start:end])
+        if (
+            all(found)
+            and end - start <= _HEADING_LINES
+            and _LETTERS.search(text)
+            and not _structural(parts[start])
+        ):
+            parts[start] = "#" * min(found) + " " + parts[start]
+            breaks[start : end - 1] = [JOIN] * (end - 1 - start)
+        start = end
+
+
+def reflow_lines(
+    lines: Sequence[Line],
+    forms: frozenset[str] = frozenset(),
+    levels: Mapping[float, int] | None = None,
+) -> str:
+    """One page's printed lines (in reading order, with their boxes) as paragraphs;
+    ``levels``: the document's :func:`heading_levels` (else the page's own)."""
     lines = [line for line in lines if line.text.strip()]
     if not lines:
         return ""
@@ -262,6 +327,7 @@ def reflow_lines(lines: Sequence[Line], forms: frozenset[str] = frozenset()) -> 
     parts = [line.text.rstrip() if line.fixed or tabular(line) else _prose(line.text)
              for line in lines]  # fmt: skip
     breaks = [_break(a, b, columns, leading) for a, b in itertools.pairwise(lines)]
+    _mark_headings(lines, parts, breaks, heading_levels(lines) if levels is None else levels)
     return _join(parts, breaks, forms)
 
 
