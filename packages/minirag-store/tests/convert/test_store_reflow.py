@@ -111,13 +111,13 @@ def test_hyphenated_words_are_whole_and_real_hyphens_stay(tmp_path: Path, config
     ],
 )
 def test_dehyphenate(head: str, tail: str, joined: str) -> None:
-    from minirag_store.convert.reflow import dehyphenate
+    from minirag_store.convert.hyphens import dehyphenate
 
     assert dehyphenate(head, tail) == joined
 
 
 def test_the_document_decides_a_compound() -> None:
-    from minirag_store.convert.reflow import dehyphenate
+    from minirag_store.convert.hyphens import dehyphenate
 
     forms = frozenset({"whole-genome", "dataset"})
     assert dehyphenate("a whole-", "genome map", forms) == "a whole-genome map"
@@ -238,6 +238,23 @@ def test_larger_type_is_a_heading_of_its_level() -> None:
     # a page of the same document with only a section heading on it keeps its level
     page = [_line("Discussion", 72, 150, 720, 13), _line(_BODY, 72, 540, 700)]
     assert _blocks(reflow_lines(page, levels=levels))[0] == "## Discussion"
+
+
+def test_a_centred_title_over_lines_ending_in_punctuation_is_one_heading() -> None:
+    """Lines of one heading size right below each other are one heading, though a line
+    ends with a colon or a full stop (which would end a paragraph of body text)."""
+    from minirag_store.convert.reflow import reflow_lines
+
+    lines = [
+        _line("Benign prostatic hyperplasia in primary care:", 110, 500, 720, 18),
+        _line("what you need to know.", 200, 410, 698, 18),
+        _line("Abstract", 72, 130, 660, 12),
+        *[_line(_BODY, 72, 540, 640 - 12 * i) for i in range(5)],
+    ]
+    assert _blocks(reflow_lines(lines))[:2] == [
+        "# Benign prostatic hyperplasia in primary care: what you need to know.",
+        "## Abstract",
+    ]
 
 
 def test_large_type_that_is_not_a_heading_stays_text() -> None:

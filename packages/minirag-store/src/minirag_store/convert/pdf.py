@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from minirag_store.convert.engine import strip_data_images
+from minirag_store.convert.hyphens import word_forms
 from minirag_store.convert.marks import find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
@@ -52,14 +53,7 @@ from minirag_store.convert.ocr import (
     reader_for,
 )
 from minirag_store.convert.pagealign import Pages, align_pages
-from minirag_store.convert.reflow import (
-    Line,
-    heading_levels,
-    reflow_lines,
-    reflow_text,
-    tabular,
-    word_forms,
-)
+from minirag_store.convert.reflow import Line, heading_levels, reflow_lines, reflow_text, tabular
 from minirag_store.errors import ConversionError, OcrUnavailableError
 
 if TYPE_CHECKING:

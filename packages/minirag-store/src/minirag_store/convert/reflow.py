@@ -34,14 +34,8 @@ otherwise (:func:`reflow_text`: markitdown's pdfminer text, its table route's pr
    A blank line in pdfminer's text counts as a paragraph break only after a line ended on
    purpose: pdfminer writes one after lines that merely reached the margin.
 
-**Hyphens at a line's end** (pdfium marks the ones it takes for hyphenation with U+0002):
-the word is joined without its hyphen (``immuno-``/``globulin`` → ``immunoglobulin``)
-unless the hyphen is part of the word: the next part starts with a digit or a capital
-(``COVID-``/``19``, ``ERR-``/``17``), the first part has a digit or is capitals
-(``SARS-``), or leaves a single letter (``e-``/``mail``: hyphenation never leaves fewer
-than two letters before a break, TeX's and pyphen's ``lefthyphenmin``). The document
-itself is asked first: a hyphenated form it uses elsewhere (``whole-genome``) keeps its
-hyphen, a solid form it uses elsewhere loses it.
+**Hyphens at a line's end** are dropped where they only split a word
+(:mod:`.hyphens`).
 
 **Headings**: a paragraph of at most three lines in a font at least :data:`HEADING_RATIO`
 times the body's (the size most characters are set in) becomes a Markdown heading on one
@@ -66,15 +60,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from minirag_store.convert.hyphens import DASHES, dehyphenate, word_forms
+
 __all__ = [
     "HEADING_RATIO",
     "Line",
-    "dehyphenate",
     "heading_levels",
     "reflow_lines",
     "reflow_text",
     "tabular",
-    "word_forms",
 ]
 
 JOIN, LINE, PARAGRAPH = " ", "\n", "\n\n"
@@ -87,9 +81,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 _SPACES = re.compile(r"(?<=\S)[ \t\u00a0]{2,}(?=\S)")
-_WORD = re.compile(r"\w[\w'’-]*\w|\w", re.UNICODE)
-_DASHES = "-\u2010\u2011\x02"  # hyphen-minus, hyphen, non-breaking hyphen, pdfium's soft one
-SOFT_HYPHEN = "\x02"  # how pdfium's bounded text marks a hyphen it took for hyphenation
 #: How much larger than the body text a heading's font is, at least (module doc).
 HEADING_RATIO = 1.2
 _HEADING_LINES = 3  # a longer run of large type is a pull quote or a deck, not a heading
@@ -118,44 +109,11 @@ class Line:
     soft: bool = False
 
 
-def word_forms(text: str) -> frozenset[str]:
-    """The lower-cased words of a document (hyphenated ones whole): what
-    :func:`dehyphenate` asks about a split word."""
-    return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-def dehyphenate(head: str, tail: str, forms: frozenset[str] = frozenset()) -> str:
-    """``head`` (a line's end, its last character a hyphen) joined to ``tail`` (the next
-    line's start): the hyphen dropped where it only split a word (module doc)."""
-    body = head[:-1]
-    part = re.split(r"[^\w]", body)[-1] if body else ""
-    nxt = re.match(r"[\w'’-]*", tail)
-    after = nxt.group(0) if nxt else ""
-    if not part or not after:  # a dash standing alone, or nothing after it: keep as printed
-        return head.replace(SOFT_HYPHEN, "-") + tail
-    whole_hyphen = f"{part}-{after}".lower().strip("-")
-    whole_solid = f"{part}{after}".lower()
-    if whole_hyphen in forms and whole_solid not in forms:
-        return f"{body}-{tail}"
-    if whole_solid in forms:
-        return body + tail
-    letters = re.search(r"[^\W\d_]+$", part)
-    keep = (
-        after[0].isdigit()
-        or after[0].isupper()
-        or any(c.isdigit() for c in part)
-        or (part.isupper() and len(part) > 1)
-        or letters is None
-        or len(letters.group(0)) < 2
-    )
-    return f"{body}-{tail}" if keep else body + tail
-
-
 def _join(parts: list[str], breaks: list[str], forms: frozenset[str]) -> str:
     """Lines and the break after each (one fewer) as one text."""
     out = parts[0] if parts else ""
     for brk, nxt in zip(breaks, parts[1:], strict=True):
-        if brk == JOIN and out and out[-1] in _DASHES and not out[-2:-1].isspace():
+        if brk == JOIN and out and out[-1] in DASHES and not out[-2:-1].isspace():
             out = dehyphenate(out, nxt, forms)
         else:
             out += brk + nxt
@@ -296,9 +254,13 @@ def heading_levels(lines: Iterable[Line]) -> dict[float, int]:
 def _mark_headings(
     lines: Sequence[Line], parts: list[str], breaks: list[str], levels: Mapping[float, int]
 ) -> None:
-    """Each paragraph set in a heading's size made a Markdown heading on one line."""
+    """Each paragraph set in a heading's size made a Markdown heading on one line; lines
+    of one heading size that follow each other closely are one heading (a centred title
+    whose line ends with a colon or a full stop, which would end a paragraph)."""
+    bounds = [i + 1 for i, brk in enumerate(breaks) if brk == PARAGRAPH]
     start = 0
-    for end in [i + 1 for i, brk in enumerate(breaks) if brk == PARAGRAPH] + [len(lines)]:
+    for end in [*(b for b in bounds if not _same_heading(lines[b - 1], lines[b], levels)),
+                len(lines)]:  # fmt: skip
         found = [levels.get(_size(line), 0) for line in lines[start:end]]
         text = " ".join(parts[start:end])
         if (
@@ -310,6 +272,16 @@ def _mark_headings(
             parts[start] = "#" * min(found) + " " + parts[start]
             breaks[start : end - 1] = [JOIN] * (end - 1 - start)
         start = end
+
+
+def _same_heading(a: Line, b: Line, levels: Mapping[float, int]) -> bool:
+    """Whether ``b`` goes on the heading ``a`` is a line of: the same heading size, and
+    the next line down (within two of its heights)."""
+    return (
+        levels.get(_size(a), 0) > 0
+        and _size(a) == _size(b)
+        and 0 < a.bottom - b.bottom < 2 * a.size
+    )
 
 
 def reflow_lines(
@@ -366,7 +338,7 @@ def _text_break(a: str, b: str, blank: bool, measure: int) -> str:
         return PARAGRAPH if blank else LINE
     if (_structural(a) and not _LIST.match(a)) or _structural(b):
         return PARAGRAPH if blank or _HEADING.match(a) or _HEADING.match(b) else LINE
-    if a.rstrip()[-1:] in _DASHES and len(a) >= 0.6 * measure:
+    if a.rstrip()[-1:] in DASHES and len(a) >= 0.6 * measure:
         return JOIN
     fits = len(a.rstrip()) + 1 + _first_word(b) <= 0.9 * measure
     if not fits:
