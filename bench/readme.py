@@ -428,11 +428,63 @@ def pdf_quality(results: Path) -> str:
     lines += [
         "",
         f"`before → after` the reflow (`bench/pdf_quality.py`; {told}: fixed subsets, see "
-        "its docstring). `.md` figures are one run (the change does not touch them). "
+        "its docstring), both before a PDF's larger type was read as headings (f3d6818, "
+        "measured on all of SciFact below). `.md` figures are one run (the change does not "
+        "touch them). "
         f"Before: {when(runs['before']['provenance'])}. "
         f"After: {when(runs['after']['provenance'])}.",
     ]
+    if "full" in runs:
+        scifact = runs["full"]["scifact"]
+        lines += ["", f"All of SciFact ({_n(scifact['docs'])} documents, {scifact['queries']} "
+                  "test queries), after the reflow and headings (the `.md` row measured in "
+                  "the same way at 68ce61f: headings change PDFs only):", ""]  # fmt: skip
+        lines += _pdf_table(runs["full"], "scifact")
+    if "real" in runs:
+        nf = runs["real"]["nfcorpus"]
+        lines += ["", f"NFCorpus's real article PDFs ({_n(nf['docs'])} documents, "
+                  f"{nf['queries']} test queries), before → after headings:", ""]  # fmt: skip
+        lines += _pdf_table(runs["real"], "nfcorpus", runs.get("real-before"))
     return "\n".join(lines)
+
+
+def _pdf_table(run: dict, name: str, before: dict | None = None) -> list[str]:
+    """One run of a corpus: every kind against its ``.md`` files, with phrases across a
+    printed line asked within their file as well (the issue's measure); ``before``: the
+    same kinds measured on an earlier commit, shown as ``before → after``."""
+    corpus, earlier = run[name], (before or {}).get(name, {})
+    md = corpus["md"]
+
+    def cell(kind: str, get, digits: int = 3) -> str:
+        now = f"{get(corpus[kind]):.{digits}f}"
+        return f"{get(earlier[kind]):.{digits}f} → {now}" if kind in earlier else now
+
+    lines = [
+        "| kind | hybrid nDCG@10 (vs `.md`) | keyword | vector | chunks per document (vs `.md`) "
+        "| phrase across a line: file in top 5 | in its file's top 5 hits "
+        "| conversion CPU ms per file |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for kind, label in _PDF_KINDS.items():
+        if kind not in corpus:
+            continue
+        r, n = corpus[kind], corpus[kind]["ndcg10"]
+        p = r.get("phrases_across_line")
+        versus = "" if kind == "md" else f" ({n['hybrid'] - md['ndcg10']['hybrid']:+.3f})"
+        ratio = "" if kind == "md" else f" ({r['chunks_per_doc'] / md['chunks_per_doc'] - 1:+.0%})"
+        top5 = f"{p['found']}/{p['asked']}" if p else "—"
+        in_file = f"{p['in_file_top5']}/{p['asked']}" if p else "—"
+        lines.append(
+            f"| {label} | {cell(kind, lambda r: r['ndcg10']['hybrid'])}{versus} | "
+            f"{cell(kind, lambda r: r['ndcg10']['keyword'])} | "
+            f"{cell(kind, lambda r: r['ndcg10']['vector'])} | "
+            f"{cell(kind, lambda r: r['chunks_per_doc'], 2)}{ratio} | {top5} | {in_file} | "
+            f"{cell(kind, lambda r: r['convert_cpu_ms_per_file'], 0)} |"
+        )
+    sources = [f"after: {when(run['provenance'])}"]
+    if before:
+        sources.insert(0, f"before: {when(before['provenance'])}")
+    return [*lines, "", "Measured " + "; ".join(sources) + "."]
 
 
 def cutoff(results: Path) -> str:
