@@ -472,8 +472,12 @@ def _pdf_table(run: dict, name: str, before: dict | None = None) -> list[str]:
         p = r.get("phrases_across_line")
         versus = "" if kind == "md" else f" ({n['hybrid'] - md['ndcg10']['hybrid']:+.3f})"
         ratio = "" if kind == "md" else f" ({r['chunks_per_doc'] / md['chunks_per_doc'] - 1:+.0%})"
+        was = earlier.get(kind, {}).get("phrases_across_line")
         top5 = f"{p['found']}/{p['asked']}" if p else "—"
         in_file = f"{p['in_file_top5']}/{p['asked']}" if p else "—"
+        if p and was:
+            top5 = f"{was['found']}/{was['asked']} → {top5}"
+            in_file = f"{was['in_file_top5']}/{was['asked']} → {in_file}"
         lines.append(
             f"| {label} | {cell(kind, lambda r: r['ndcg10']['hybrid'])}{versus} | "
             f"{cell(kind, lambda r: r['ndcg10']['keyword'])} | "
@@ -481,10 +485,9 @@ def _pdf_table(run: dict, name: str, before: dict | None = None) -> list[str]:
             f"{cell(kind, lambda r: r['chunks_per_doc'], 2)}{ratio} | {top5} | {in_file} | "
             f"{cell(kind, lambda r: r['convert_cpu_ms_per_file'], 0)} |"
         )
-    sources = [f"after: {when(run['provenance'])}"]
-    if before:
-        sources.insert(0, f"before: {when(before['provenance'])}")
-    return [*lines, "", "Measured " + "; ".join(sources) + "."]
+    if before is None:
+        return [*lines, "", f"Measured: {when(run['provenance'])}."]
+    return [*lines, "", f"Before: {when(before['provenance'])}. After: {when(run['provenance'])}."]
 
 
 def cutoff(results: Path) -> str:
