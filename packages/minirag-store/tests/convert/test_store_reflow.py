@@ -273,6 +273,41 @@ def test_large_type_that_is_not_a_heading_stays_text() -> None:
     assert "#" not in text
 
 
+def _canvas_pdf(path: Path, pages: list[list[tuple[float, float, str, str, float]]]) -> None:
+    """A PDF whose pages draw ``(x, y, font, text, size)`` strings (ReportLab's canvas)."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=(612, 792))
+    for page in pages:
+        for x, y, font, text, size in page:
+            canvas.setFont(font, size)
+            canvas.drawString(x, y, text)
+        canvas.showPage()
+    canvas.save()
+
+
+def test_a_title_is_a_heading_of_the_first_page_in_its_own_size(tmp_path: Path, config: Config):
+    """What a paper's first page looks like: a title in large type, an author line whose
+    braces come from a taller symbol font, a figure's labels in large type. The title is
+    the heading and the document's title; the author line and the labels are text; a
+    larger slogan on the second page does not title the document."""
+    body = [(72, 600 - 14 * i, "Helvetica", _BODY, 10) for i in range(8)]
+    first = [
+        (72, 720, "Helvetica-Bold", "Tidal Survey of the Northern Fjords", 18),
+        (72, 690, "Symbol", "{", 16),
+        (80, 690, "Helvetica", "ana,ole}@fjord.example.org", 10),
+        (300, 640, "Helvetica", "x2 A", 16),
+        *body,
+    ]
+    second = [(72, 720, "Helvetica-Bold", "Ice Never Sleeps", 26), *body]
+    path = tmp_path / "survey.pdf"
+    _canvas_pdf(path, [first, second])
+    converted = convert_file(path, config)
+    headings = [b for b in _blocks(converted.markdown) if b.startswith("#")]
+    assert headings == ["## Tidal Survey of the Northern Fjords", "# Ice Never Sleeps"]
+    assert converted.title == "Tidal Survey of the Northern Fjords"
+
+
 def test_real_article_pdf_reads_as_paragraphs(fixtures: Path, config: Config) -> None:
     """markitdown's own test PDF (a two-column paper, ragged justification): a sentence
     that pdfminer broke over printed lines is one line of text, its expected strings stay."""

@@ -36,6 +36,7 @@ OCR text, a page the two read differently) is reflowed from its text alone.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from minirag_store.convert.engine import strip_data_images
 from minirag_store.convert.hyphens import word_forms
-from minirag_store.convert.marks import find_words, join_pages
+from minirag_store.convert.marks import Mark, find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
     OcrBackend,
@@ -77,6 +78,7 @@ log = logging.getLogger("minirag_store.convert.pdf")
 # pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
 # ingest_data call in a server thread may meet another, or a page image: pagerender.py).
 PDFIUM_LOCK = threading.Lock()
+_HEADING_LINE = re.compile(r"^#{1,6} +(.+)$", re.M)
 
 
 def _chars(text: str) -> int:
@@ -103,7 +105,6 @@ def convert_pdf(path: Path, config: Config) -> Converted:
     PDF or one that yields no text.
     """
     from minirag_store.convert.engine import Converted, markitdown_convert
-    from minirag_store.convert.titles import choose_title
 
     result = markitdown_convert(None, path, ".pdf", str(path))
     text = (result.markdown or "").replace("\r\n", "\n")
@@ -121,7 +122,18 @@ def convert_pdf(path: Path, config: Config) -> Converted:
             else "OCR found no text either"
         )
         raise ConversionError(f"{path.name} has no text layer and {why}")
-    return Converted(markdown, choose_title(result.title, markdown, path.stem), engine, marks)
+    return Converted(markdown, _title(result.title, markdown, marks, path.stem), engine, marks)
+
+
+def _title(metadata: str | None, markdown: str, marks: tuple[Mark, ...], stem: str) -> str | None:
+    """The title: the PDF's own metadata, else the first page's first heading at whatever
+    level (a paper's title, a deck's opening slide; not the largest type further on, a
+    slide's slogan), else the file's name (:func:`~.titles.choose_title`)."""
+    from minirag_store.convert.titles import choose_title
+
+    opening = markdown[: marks[1][0]] if len(marks) > 1 else markdown
+    heading = _HEADING_LINE.search(opening)
+    return choose_title(metadata, f"# {heading.group(1)}" if heading else "", stem)
 
 
 def text_layers(path: Path) -> list[str] | None:

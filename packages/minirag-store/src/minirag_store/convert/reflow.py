@@ -41,7 +41,8 @@ otherwise (:func:`reflow_text`: markitdown's pdfminer text, its table route's pr
 times the body's (the size most characters are set in) becomes a Markdown heading on one
 line, ``#`` for the largest such size, then ``##``, ``###`` (:func:`heading_levels`): the
 chunker carries it as the breadcrumb of what follows, as for a ``.md`` file. Not a heading:
-a size holding a fifth of the characters (a deck set large), a line without two letters.
+a size holding a fifth of the characters (a deck set large), a line without a word of
+three letters (a drop cap, a page number, a figure's labels).
 
 Runs of spaces inside a prose line (justification, pdfminer's gap spaces) become one;
 table rows and code keep theirs. Page marks are placed by the caller on each page's
@@ -85,7 +86,7 @@ _SPACES = re.compile(r"(?<=\S)[ \t\u00a0]{2,}(?=\S)")
 HEADING_RATIO = 1.2
 _HEADING_LINES = 3  # a longer run of large type is a pull quote or a deck, not a heading
 _HEADING_SHARE = 0.2  # of the document's characters, at most, in one heading size
-_LETTERS = re.compile(r"[^\W\d_].*[^\W\d_]", re.DOTALL)  # two letters at least
+_WORDLIKE = re.compile(r"[^\W\d_]{3,}")  # a word of three letters: not a figure's labels
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ def _mark_headings(
         if (
             all(found)
             and end - start <= _HEADING_LINES
-            and _LETTERS.search(text)
+            and _WORDLIKE.search(text)
             and not _structural(parts[start])
         ):
             parts[start] = "#" * min(found) + " " + parts[start]

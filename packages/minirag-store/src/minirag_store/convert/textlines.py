@@ -80,11 +80,15 @@ def _line(boxes: _Boxes, text: str, start: int, end: int) -> Line | None:
     if not visible:
         return None
     first, last = visible[0], visible[-1]
-    left, _, bottom, top = boxes.box(first)
+    left, _, _, top = boxes.box(first)
     right = boxes.box(last)[1]
     # The loose box's height (the font's ascent + descent at its size): pdfium's font size
     # is 1 where a PDF scales its text with the text matrix (fake_memo.pdf of kreuzberg's).
-    size = top - bottom if top > bottom else boxes.size(first)
+    # Taken at the first letter or digit: a brace or bullet of another font may stand taller
+    # ("{a,b}@host" read as a heading's size).
+    sized = next((i for i in visible if text[i].isalnum()), first)
+    _, _, low, high = boxes.box(sized)
+    size = high - low if high > low else boxes.size(sized)
     gaps: list[float] = []
     first_word = right - left
     i = first
