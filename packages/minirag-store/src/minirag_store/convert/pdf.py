@@ -36,7 +36,6 @@ OCR text, a page the two read differently) is reflowed from its text alone.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -78,7 +77,6 @@ log = logging.getLogger("minirag_store.convert.pdf")
 # pdfium is not thread-safe (pypdfium2's docs): one document at a time per process (an
 # ingest_data call in a server thread may meet another, or a page image: pagerender.py).
 PDFIUM_LOCK = threading.Lock()
-_HEADING_LINE = re.compile(r"^#{1,6} +(.+)$", re.M)
 
 
 def _chars(text: str) -> int:
@@ -129,11 +127,10 @@ def _title(metadata: str | None, markdown: str, marks: tuple[Mark, ...], stem: s
     """The title: the PDF's own metadata, else the first page's first heading at whatever
     level (a paper's title, a deck's opening slide; not the largest type further on, a
     slide's slogan), else the file's name (:func:`~.titles.choose_title`)."""
-    from minirag_store.convert.titles import choose_title
+    from minirag_store.convert.titles import choose_title, first_heading
 
-    opening = markdown[: marks[1][0]] if len(marks) > 1 else markdown
-    heading = _HEADING_LINE.search(opening)
-    return choose_title(metadata, f"# {heading.group(1)}" if heading else "", stem)
+    heading = first_heading(markdown[: marks[1][0]] if len(marks) > 1 else markdown)
+    return choose_title(metadata, f"# {heading}" if heading else "", stem)
 
 
 def text_layers(path: Path) -> list[str] | None:

@@ -18,6 +18,7 @@ __all__ = [
     "GENERIC_WORDS",
     "choose_title",
     "first_h1",
+    "first_heading",
     "is_boilerplate_heading",
     "is_informative_stem",
     "stem_title",
@@ -72,6 +73,7 @@ GENERIC_WORDS: frozenset[str] = frozenset(
 _MIN_STEM_CHARS = 4
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"[*_`~]+")
@@ -116,10 +118,20 @@ def mark_code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
 
 def first_h1(markdown: str) -> str | None:
     """The text of the first ``# H1`` outside fenced code, cleaned of markup; None if none."""
+    return _first(_H1, markdown)
+
+
+def first_heading(markdown: str) -> str | None:
+    """The text of the first heading of any level outside fenced code, cleaned of markup;
+    None if none."""
+    return _first(_HEADING, markdown)
+
+
+def _first(pattern: re.Pattern[str], markdown: str) -> str | None:
     for line, code in mark_code_lines(markdown.splitlines()):
         if code:
             continue
-        heading = _H1.match(line)
+        heading = pattern.match(line)
         if heading:
             return _clean_heading(heading.group(1))
     return None
