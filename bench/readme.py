@@ -379,61 +379,20 @@ _PDF_KINDS = {
 }
 
 
-def _pdf_row(corpus: str, kind: str, runs: dict) -> str:
-    before, after = runs["before"][corpus].get(kind), runs["after"][corpus][kind]
-    md = runs["after"][corpus]["md"]
-
-    def pair(get, digits: int = 3) -> str:
-        now = f"{get(after):.{digits}f}"
-        return now if before is None or kind == "md" else f"{get(before):.{digits}f} → {now}"
-
-    def vs_md(r: dict) -> str:
-        return f"{r['ndcg10']['hybrid'] - md['ndcg10']['hybrid']:+.3f}"
-
-    phrases = [r.get("phrases_across_line") for r in (before, after) if r is not None]
-    rate = " → ".join(f"{p['found']}/{p['asked']}" for p in phrases if p) or "—"
-    chunks = pair(lambda r: r["chunks_per_doc"], 2)
-    ratio = "" if kind == "md" else f" ({after['chunks_per_doc'] / md['chunks_per_doc'] - 1:+.0%})"
-    if kind == "md":
-        gap = ""
-    elif before is None:
-        gap = f" ({vs_md(after)})"
-    else:
-        gap = f" ({vs_md(before)} → {vs_md(after)})"
-    return (
-        f"| {corpus}: {_PDF_KINDS[kind]} | {pair(lambda r: r['ndcg10']['hybrid'])}{gap} | "
-        f"{pair(lambda r: r['ndcg10']['keyword'])} | {pair(lambda r: r['ndcg10']['vector'])} | "
-        f"{chunks}{ratio} | {rate} | {pair(lambda r: r['convert_cpu_ms_per_file'], 0)} |"
-    )
-
-
 def pdf_quality(results: Path) -> str:
     """README's PDF table ("Measured"), before and after reflow, from `bench/pdf_quality.py`."""
     data = load(results, "pdf_quality")
     runs = data["runs"]
-    lines = [
-        "| corpus: files | hybrid nDCG@10 (vs `.md`) | keyword | vector | chunks per document "
-        "(vs `.md`) | phrase across a printed line, file in top 5 | conversion CPU ms per file |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    corpora = [c for c in runs["after"] if c != "provenance"]
-    for corpus in corpora:
-        sizes = runs["after"][corpus]
-        lines += [_pdf_row(corpus, kind, runs) for kind in _PDF_KINDS if kind in sizes]
-    told = ", ".join(
-        f"{corpus} {_n(r['docs'])} documents and {r['queries']} test queries"
-        for corpus, r in runs["after"].items()
-        if corpus != "provenance"
-    )
-    lines += [
-        "",
-        f"`before → after` the reflow (`bench/pdf_quality.py`; {told}: fixed subsets, see "
-        "its docstring), both before a PDF's larger type was read as headings (f3d6818, "
-        "measured on all of SciFact below). `.md` figures are one run (the change does not "
-        "touch them). "
-        f"Before: {when(runs['before']['provenance'])}. "
-        f"After: {when(runs['after']['provenance'])}.",
-    ]
+    lines: list[str] = []
+    for corpus, r in runs["after"].items():
+        if corpus == "provenance":
+            continue
+        lines += [f"{corpus}, {_n(r['docs'])} documents and {r['queries']} test queries (fixed "
+                  "subsets: see the bench's docstring), `before → after` the reflow, both "
+                  "before a PDF's larger type was read as headings (f3d6818, measured on all "
+                  "of SciFact below); the `.md` row is one run (the change does not touch "
+                  "it):", ""]  # fmt: skip
+        lines += _pdf_table(runs["after"], corpus, runs["before"])
     if "full" in runs:
         scifact = runs["full"]["scifact"]
         lines += ["", f"All of SciFact ({_n(scifact['docs'])} documents, {scifact['queries']} "
@@ -474,10 +433,12 @@ def _pdf_table(run: dict, name: str, before: dict | None = None) -> list[str]:
         ratio = "" if kind == "md" else f" ({r['chunks_per_doc'] / md['chunks_per_doc'] - 1:+.0%})"
         was = earlier.get(kind, {}).get("phrases_across_line")
         top5 = f"{p['found']}/{p['asked']}" if p else "—"
-        in_file = f"{p['in_file_top5']}/{p['asked']}" if p else "—"
+        # runs made before the bench asked within the file have no in-file count
+        in_file = f"{p['in_file_top5']}/{p['asked']}" if p and "in_file_top5" in p else "—"
         if p and was:
             top5 = f"{was['found']}/{was['asked']} → {top5}"
-            in_file = f"{was['in_file_top5']}/{was['asked']} → {in_file}"
+            if "in_file_top5" in was and "in_file_top5" in p:
+                in_file = f"{was['in_file_top5']}/{was['asked']} → {in_file}"
         lines.append(
             f"| {label} | {cell(kind, lambda r: r['ndcg10']['hybrid'])}{versus} | "
             f"{cell(kind, lambda r: r['ndcg10']['keyword'])} | "
