@@ -15,8 +15,10 @@ from typing import Literal
 # whose text did not change (every other format's) keeps its stored vector. 5: minirag-store
 # marks a PDF's lines in a heading's font size as headings (a title, a section's), which
 # then lead their chunks' breadcrumbs: PDFs are cut again, every other format's chunk keeps
-# its vector.
-SCHEME_VERSION: int = 5
+# its vector. 6: minirag-store keeps the hyphen of a compound a PDF's line broke at its own
+# hyphen (an English dictionary tells it from a split word): PDFs are read and cut again,
+# every other format's chunk keeps its vector.
+SCHEME_VERSION: int = 6
 
 Category = Literal["transcript", "slides", "headings", "generic"]
 

@@ -7,6 +7,7 @@ OCR output) and on line boxes.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -99,6 +100,44 @@ def test_hyphenated_words_are_whole_and_real_hyphens_stay(tmp_path: Path, config
     ) == text
 
 
+COMPOUNDS = [
+    "gene-silencing", "long-term", "placebo-controlled", "dose-dependent", "cell-specific",
+    "three-dimensional", "sugar-sweetened", "blood-feeding", "ring-shaped", "age-matched",
+    "all-cause", "double-strand", "large-scale", "high-performance", "disease-modifying",
+    "radiation-induced", "self-assembled", "short-interfering", "fixed-effects", "cell-cycle",
+]  # fmt: skip
+
+
+def test_compounds_split_at_their_own_hyphen_keep_it(tmp_path: Path, config: Config):
+    """An abstract in a narrow hyphenated column, each compound written once: those the
+    typesetter broke after their own hyphen read as written, syllable splits are joined."""
+    import pypdfium2 as pdfium
+
+    sentences = [
+        f"The {c} effect was {adj} in the {noun} cohort of this study"
+        for c, adj, noun in zip(
+            COMPOUNDS,
+            itertools.cycle(["seen", "found", "noted"]),
+            itertools.cycle(["pilot", "main", "replication"]),
+            strict=False,
+        )
+    ]
+    text = ". ".join(sentences) + "."
+    path = tmp_path / "abstract.pdf"
+    path.write_bytes(prose_pdf(Article("Compound words", [text]), "hyphenated"))
+    pdf = pdfium.PdfDocument(str(path))
+    layer = pdf[0].get_textpage().get_text_bounded()
+    pdf.close()
+    splits = re.findall(r"([^\W\d_]+)\x02\s*([^\W\d_]+)", layer)
+    at_own = [f"{a}-{b}" for a, b in splits if f"{a}-{b}" in COMPOUNDS]
+    at_syllable = [a + b for a, b in splits if f"{a}-{b}" not in COMPOUNDS]
+    assert len(at_own) >= 3 and at_syllable  # the splits this test is about happened
+    markdown = _flat(convert_file(path, config).markdown)
+    assert markdown.endswith(text)
+    for word in at_syllable:
+        assert word in markdown.split() or f"{word}." in markdown.split()
+
+
 @pytest.mark.parametrize(
     ("head", "tail", "joined"),
     [
@@ -117,11 +156,45 @@ def test_dehyphenate(head: str, tail: str, joined: str) -> None:
 
 
 def test_the_document_decides_a_compound() -> None:
-    from minirag_store.convert.hyphens import dehyphenate
+    from minirag_store.convert.hyphens import Spelling, dehyphenate
 
-    forms = frozenset({"whole-genome", "dataset"})
-    assert dehyphenate("a whole-", "genome map", forms) == "a whole-genome map"
-    assert dehyphenate("the data-", "set is", forms) == "the dataset is"
+    spelling = Spelling("a whole-genome survey of the dataset")
+    assert dehyphenate("a whole-", "genome map", spelling) == "a whole-genome map"
+    assert dehyphenate("the data-", "set is", spelling) == "the dataset is"
+
+
+ENGLISH = (
+    "Patients in the trial received the drug for a year, and the results were compared "
+    "with those of the group that was given a placebo at the same clinics."
+)
+
+
+def test_a_dictionary_tells_a_compound_its_document_spells_once() -> None:
+    """Split at its own hyphen and written nowhere else: two English words whose solid
+    form is none keep the hyphen; a word that hyphenation split is joined."""
+    from minirag_store.convert.hyphens import Spelling, dehyphenate
+
+    spelling = Spelling(f"{ENGLISH} A gene-\nsilencing effect over the long-\nterm.")
+    assert dehyphenate("a gene-", "silencing effect", spelling) == "a gene-silencing effect"
+    assert dehyphenate("the long-", "term.", spelling) == "the long-term."
+    assert dehyphenate("the immuno-", "globulin level", spelling) == "the immunoglobulin level"
+    assert dehyphenate("some-", "thing else", spelling) == "something else"
+    assert dehyphenate("by age-", "and sex-matched", spelling) == "by age- and sex-matched"
+    assert dehyphenate("a thous-", "and times", spelling) == "a thousand times"
+    # what the document spells still decides first
+    own = Spelling(f"{ENGLISH} The genesilencing effect.")
+    assert dehyphenate("a gene-", "silencing effect", own) == "a genesilencing effect"
+
+
+def test_only_a_document_in_english_asks_the_english_dictionary() -> None:
+    """German text: 'wind' and 'hose' are English words, 'Windhose' is German."""
+    from minirag_store.convert.hyphens import Spelling, dehyphenate
+
+    german = (
+        "Die Messungen der Station zeigen, dass der Sturm über dem Fjord stärker war als "
+        "erwartet, und die Wind-\nhose zog am Abend nach Norden über das offene Wasser."
+    )
+    assert dehyphenate("die Wind-", "hose zog", Spelling(german)) == "die Windhose zog"
 
 
 PDFMINER_PAGE = """\

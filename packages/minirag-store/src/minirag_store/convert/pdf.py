@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from minirag_store.convert.engine import strip_data_images
-from minirag_store.convert.hyphens import word_forms
+from minirag_store.convert.hyphens import Spelling
 from minirag_store.convert.marks import Mark, find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
@@ -220,10 +220,9 @@ def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:
     """Each page as paragraphs (module doc): from pdfium's lines where they hold the
     page's text, else from the text. A split word is asked about against the whole
     document's words, and a heading's size is told from the whole document's type."""
-    forms = word_forms("\n".join(page for _, page in pages))
+    texts = [page for _, page in pages] + [text for text, _ in layouts or ()]
+    spelling = Spelling("\n".join(texts))
     levels = heading_levels(line for _, lines in layouts or () for line in lines)
-    if layouts:
-        forms |= word_forms("\n".join(text for text, _ in layouts))
     out: Pages = []
     for index, page in pages:
         layout = layouts[index] if layouts and index is not None and index < len(layouts) else None
@@ -234,9 +233,9 @@ def reflow_pages(pages: Pages, layouts: list[Layout] | None) -> Pages:
             and _same_text(page, layout[0])
         )
         if lined and layout is not None:
-            out.append((index, reflow_lines(layout[1], forms, levels)))
+            out.append((index, reflow_lines(layout[1], spelling, levels)))
         else:
-            out.append((index, reflow_text(page, forms)))
+            out.append((index, reflow_text(page, spelling)))
     return out
 
 

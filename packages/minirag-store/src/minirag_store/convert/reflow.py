@@ -61,7 +61,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from minirag_store.convert.hyphens import DASHES, dehyphenate, word_forms
+from minirag_store.convert.hyphens import DASHES, Spelling, dehyphenate
 
 __all__ = [
     "HEADING_RATIO",
@@ -110,12 +110,12 @@ class Line:
     soft: bool = False
 
 
-def _join(parts: list[str], breaks: list[str], forms: frozenset[str]) -> str:
+def _join(parts: list[str], breaks: list[str], spelling: Spelling | None) -> str:
     """Lines and the break after each (one fewer) as one text."""
     out = parts[0] if parts else ""
     for brk, nxt in zip(breaks, parts[1:], strict=True):
         if brk == JOIN and out and out[-1] in DASHES and not out[-2:-1].isspace():
-            out = dehyphenate(out, nxt, forms)
+            out = dehyphenate(out, nxt, spelling)
         else:
             out += brk + nxt
     return out
@@ -287,11 +287,12 @@ def _same_heading(a: Line, b: Line, levels: Mapping[float, int]) -> bool:
 
 def reflow_lines(
     lines: Sequence[Line],
-    forms: frozenset[str] = frozenset(),
+    spelling: Spelling | None = None,
     levels: Mapping[float, int] | None = None,
 ) -> str:
     """One page's printed lines (in reading order, with their boxes) as paragraphs;
-    ``levels``: the document's :func:`heading_levels` (else the page's own)."""
+    ``spelling``: the document's, for its split words; ``levels``: the document's
+    :func:`heading_levels` (else the page's own)."""
     lines = [line for line in lines if line.text.strip()]
     if not lines:
         return ""
@@ -301,7 +302,7 @@ def reflow_lines(
              for line in lines]  # fmt: skip
     breaks = [_break(a, b, columns, leading) for a, b in itertools.pairwise(lines)]
     _mark_headings(lines, parts, breaks, heading_levels(lines) if levels is None else levels)
-    return _join(parts, breaks, forms)
+    return _join(parts, breaks, spelling)
 
 
 def _first_word(text: str) -> int:
@@ -347,11 +348,11 @@ def _text_break(a: str, b: str, blank: bool, measure: int) -> str:
     return PARAGRAPH if blank or _ends_sentence(a) else LINE
 
 
-def reflow_text(text: str, forms: frozenset[str] | None = None) -> str:
+def reflow_text(text: str, spelling: Spelling | None = None) -> str:
     """Text without geometry (markitdown's PDF text, OCR output) as paragraphs: printed
     lines joined by the same evidence as :func:`reflow_lines`, from their lengths in
     characters. Tables, fenced code, headings, comments and list items stay lines."""
-    forms = word_forms(text) if forms is None else forms
+    spelling = Spelling(text) if spelling is None else spelling
     out: list[str] = []
     for code, run in _blocks(text.split("\n")):
         if code:
@@ -369,5 +370,5 @@ def reflow_text(text: str, forms: frozenset[str] | None = None) -> str:
             _text_break(a, b, blank, measure)
             for a, b, blank in zip(parts, parts[1:], blanks[1:], strict=False)
         ]
-        out.append(_join(parts, breaks, forms))
+        out.append(_join(parts, breaks, spelling))
     return "\n\n".join(block for block in out if block)
