@@ -100,6 +100,15 @@ def test_cp1251_text_file_reads_as_russian(tmp_path: Path, config: Config) -> No
     assert "в духе братства." in md and "\ufffd" not in md
 
 
+def test_control_characters_are_not_read_back(tmp_path: Path, config: Config) -> None:
+    """A footnote star or dash a font maps to a control code reaches no reader; tabs,
+    line ends and the words around them stay."""
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"Economics\x03 of trade\x00\n\ncol\tumn \x14 and \x7fmore\xc2\x85.\n")
+    text = convert_file(path, config).markdown
+    assert text == "Economics of trade\n\ncol\tumn  and more.\n"
+
+
 def test_utf8_bom_is_removed_from_text_and_csv(tmp_path: Path, config: Config) -> None:
     txt = tmp_path / "заметка.txt"
     txt.write_bytes("\ufeffПривет, мир: заметка в UTF-8 с BOM.\r\nВторая строка.\r\n".encode())

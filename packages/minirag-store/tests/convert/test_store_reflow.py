@@ -419,6 +419,19 @@ def test_a_memo_keeps_its_lines(config: Config) -> None:
     assert blocks[3:] == ["Best Regards,", "Mallori"]
 
 
+@pytest.mark.corpus
+def test_a_font_without_unicode_map_leaves_no_control_characters(config: Config) -> None:
+    """kreuzberg's economics paper: its title's footnote star is U+0003 in the text layer,
+    other glyphs of that font U+0000-U+000E."""
+    path = DATA / "kreuzberg_test_documents" / "pdfs"
+    path /= "a_comparison_of_programming_languages_in_economics_16_jun_2014.pdf"
+    if not path.is_file():
+        pytest.skip("../shared/data/kreuzberg_test_documents is not there")
+    text = convert_file(path, config).markdown
+    assert not re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
+    assert "\n## in Economics\n" in text
+
+
 def _kreuzberg_cases() -> list[tuple[str, dict]]:
     root = DATA / "kreuzberg_test_documents" / "_fixtures" / "pdf"
     if not root.is_dir():

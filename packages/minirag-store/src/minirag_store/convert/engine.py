@@ -3,7 +3,8 @@
 markitdown is created once per process, on first use (it loads magika's model and takes
 seconds to import). Every result has its inlined ``![alt](data:…)`` pictures replaced by
 their alt text: markitdown writes one per embedded picture, and on a real office corpus
-they made 8.5% of all chunks while carrying no searchable words.
+they made 8.5% of all chunks while carrying no searchable words. Control characters are
+dropped (:func:`printable`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,15 @@ from minirag_store.errors import ConversionError
 if TYPE_CHECKING:
     from markitdown import MarkItDown
 
-__all__ = ["Converted", "finish", "markitdown_convert", "strip_data_images"]
+__all__ = ["Converted", "finish", "markitdown_convert", "printable", "strip_data_images"]
 
+#: C0 and C1 control characters but tab, line feed, form feed (a PDF's page break) and
+#: carriage return (line ends are normalised after), and DEL: what a PDF's font without a
+#: usable Unicode map gives for a footnote star or a dash (``Economics\x03``, ``\x14``).
+#: A reader saw them in ``read_file`` and hits as boxes or nothing.
+_CONTROLS = dict.fromkeys(
+    c for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) not in "\t\n\f\r"
+)
 _DATA_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?data:[^)]*\)")
 
 #: The loggers of the parsers under markitdown whose warnings speak to their developers
@@ -79,9 +87,15 @@ def strip_data_images(markdown: str) -> str:
     return "\n".join(out)
 
 
+def printable(text: str) -> str:
+    """``text`` without control characters (:data:`_CONTROLS`)."""
+    return text.translate(_CONTROLS)
+
+
 def finish(markdown: str, what: str) -> str:
-    """Normalised line ends, no inlined pictures; raises when nothing readable is left."""
-    text = strip_data_images(markdown.replace("\r\n", "\n"))
+    """Normalised line ends, no inlined pictures or control characters; raises when
+    nothing readable is left."""
+    text = strip_data_images(printable(markdown.replace("\r\n", "\n")))
     if not text.strip():
         raise ConversionError(f"{what} holds no text to index (the converter produced nothing)")
     return text

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from minirag_store.convert.engine import strip_data_images
+from minirag_store.convert.engine import printable, strip_data_images
 from minirag_store.convert.hyphens import Spelling
 from minirag_store.convert.marks import Mark, find_words, join_pages
 from minirag_store.convert.ocr import (
@@ -111,7 +111,7 @@ def convert_pdf(path: Path, config: Config) -> Converted:
         text = layers_as_pages(path, layouts)
     pages, engine = _route(path, text, config, layouts)
     # Pictures go page by page, so the page marks hold in the final text.
-    pages = [(i, strip_data_images(page)) for i, page in pages]
+    pages = [(i, strip_data_images(printable(page))) for i, page in pages]
     markdown, marks = join_pages(reflow_pages(pages, layouts))
     if not markdown.strip():
         why = (

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING, Any
 
+from minirag_store.convert.engine import printable
 from minirag_store.convert.reflow import Line
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def _line(boxes: _Boxes, text: str, start: int, end: int) -> Line | None:
             continue
         i += 1
     return Line(
-        text=text[start:end].translate(_TO_HYPHEN),
+        text=printable(text[start:end].translate(_TO_HYPHEN)),
         left=left,
         right=right,
         bottom=boxes.baseline(first),
