@@ -346,6 +346,20 @@ def test_large_type_that_is_not_a_heading_stays_text() -> None:
     assert "#" not in text
 
 
+def test_a_figures_labels_side_by_side_are_no_heading() -> None:
+    """Labels in a figure set in large type ("merge" under each of two boxes) have a gap
+    of many spaces between them; a numbered heading's gap is one wide space."""
+    from minirag_store.convert.reflow import Line, reflow_lines
+
+    labels = Line("merge merge", 200, 330, 720, 733, 13, 33, gaps=(40.0,))
+    above = [_line(_BODY, 72, 540, 690 - 12 * i) for i in range(6)]
+    heading = Line("2 Background", 72, 190, 600, 613, 13, 7, gaps=(16.0,))
+    below = [_line(_BODY, 72, 540, 580 - 12 * i) for i in range(6)]
+    blocks = _blocks(reflow_lines([labels, *above, heading, *below]))
+    assert blocks[0] == "merge merge"
+    assert blocks[2] == "# 2 Background"
+
+
 def _canvas_pdf(path: Path, pages: list[list[tuple[float, float, str, str, float]]]) -> None:
     """A PDF whose pages draw ``(x, y, font, text, size)`` strings (ReportLab's canvas)."""
     from reportlab.pdfgen.canvas import Canvas

@@ -42,7 +42,8 @@ times the body's (the size most characters are set in) becomes a Markdown headin
 line, ``#`` for the largest such size, then ``##``, ``###`` (:func:`heading_levels`): the
 chunker carries it as the breadcrumb of what follows, as for a ``.md`` file. Not a heading:
 a size holding a fifth of the characters (a deck set large), a line without a word of
-three letters (a drop cap, a page number, a figure's labels).
+three letters (a drop cap, a page number, a figure's labels) or with words set far apart
+(a figure's labels side by side).
 
 Runs of spaces inside a prose line (justification, pdfminer's gap spaces) become one;
 table rows and code keep theirs. Page marks are placed by the caller on each page's
@@ -87,6 +88,9 @@ HEADING_RATIO = 1.2
 _HEADING_LINES = 3  # a longer run of large type is a pull quote or a deck, not a heading
 _HEADING_SHARE = 0.2  # of the document's characters, at most, in one heading size
 _WORDLIKE = re.compile(r"[^\W\d_]{3,}")  # a word of three letters: not a figure's labels
+#: Widest space between a heading's words, in font sizes: labels set apart in a figure
+#: ("merge    merge") are not one ("1  Introduction" has 1.3).
+_HEADING_GAP = 2.5
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,9 @@ def _mark_headings(
             and end - start <= _HEADING_LINES
             and _WORDLIKE.search(text)
             and not _structural(parts[start])
+            and all(
+                gap <= _HEADING_GAP * line.size for line in lines[start:end] for gap in line.gaps
+            )
         ):
             parts[start] = "#" * min(found) + " " + parts[start]
             breaks[start : end - 1] = [JOIN] * (end - 1 - start)
