@@ -400,12 +400,29 @@ def pdf_quality(results: Path) -> str:
                   "dictionary kept the hyphen of compounds broken at a line's end:",
                   ""]  # fmt: skip
         lines += _pdf_table(runs["full"], "scifact", runs.get("full-before"))
+    lines += _pdf_convert(load(results, "pdf_convert"))
     if "real" in runs:
         nf = runs["real"]["nfcorpus"]
         lines += ["", f"NFCorpus's real article PDFs ({_n(nf['docs'])} documents, "
                   f"{nf['queries']} test queries), before → after headings:", ""]  # fmt: skip
         lines += _pdf_table(runs["real"], "nfcorpus", runs.get("real-before"))
     return "\n".join(lines)
+
+
+_CONVERT_NAMES = {"real": "NFCorpus's real PDFs"}
+
+
+def _pdf_convert(data: dict) -> list[str]:
+    """Conversion CPU per PDF against the commit before the reflow (`bench/pdf_convert.py`)."""
+    cells = ", ".join(
+        f"{_CONVERT_NAMES.get(kind, kind)} {r['baseline_ms']:.0f} → {r['current_ms']:.0f} ms "
+        f"({r['ratio']:.2f}×)"
+        for kind, r in data["kinds"].items()
+    )
+    return ["", f"Conversion CPU per PDF, {data['baseline']} (before the reflow) → this commit, "
+            f"median of {data['rounds']} alternating rounds of {data['files']} files a kind "
+            f"(`bench/pdf_convert.py`; target ≤ {data['target_ratio']}×): {cells}. "
+            f"Measured: {when(data)}."]  # fmt: skip
 
 
 def _pdf_table(run: dict, name: str, before: dict | None = None) -> list[str]:
