@@ -17,8 +17,9 @@ from typing import Literal
 # then lead their chunks' breadcrumbs: PDFs are cut again, every other format's chunk keeps
 # its vector. 6: minirag-store keeps the hyphen of a compound a PDF's line broke at its own
 # hyphen (an English dictionary tells it from a split word), drops control characters (a
-# PDF font's footnote star) and takes no figure's labels for a heading: PDFs are read and
-# cut again, every other format's chunk keeps its vector.
+# PDF font's footnote star), takes no figure's labels or margin stamp for a heading and
+# reads text set sideways upright: PDFs are read and cut again, every other format's chunk
+# keeps its vector.
 SCHEME_VERSION: int = 6
 
 Category = Literal["transcript", "slides", "headings", "generic"]

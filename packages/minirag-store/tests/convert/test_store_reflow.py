@@ -446,6 +446,54 @@ def test_a_font_without_unicode_map_leaves_no_control_characters(config: Config)
     assert "\n## in Economics\n" in text
 
 
+def test_a_page_set_sideways_reads_as_an_upright_one(tmp_path: Path, config: Config) -> None:
+    """A landscape slide printed on a portrait page: its text set at 90 degrees and the
+    page turned by /Rotate (as kreuzberg's perfect-hash slides are). Its title is a
+    heading, its paragraphs whole."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path / "slides.pdf"
+    canvas = Canvas(str(path), pagesize=(612, 792))
+    canvas.setPageRotation(90)
+    canvas.rotate(90)  # x runs up the page, y to its left: a landscape frame at y < 0
+    canvas.setFont("Helvetica-Bold", 26)
+    canvas.drawString(60, -80, "Arctic Field Notes")
+    y = -130.0
+    for paragraph in PARAGRAPHS[:2]:
+        words, line = paragraph.split(), ""
+        canvas.setFont("Helvetica", 13)
+        for word in words:
+            if stringWidth(f"{line} {word}".strip(), "Helvetica", 13) > 660:
+                canvas.drawString(60, y, line)
+                line, y = word, y - 17
+            else:
+                line = f"{line} {word}".strip()
+        canvas.drawString(60, y, line)
+        y -= 34
+    canvas.showPage()
+    canvas.save()
+    blocks = _blocks(convert_file(path, config).markdown)
+    assert blocks == ["# Arctic Field Notes", *PARAGRAPHS[:2]]
+
+
+def test_a_stamp_up_the_margin_is_no_heading() -> None:
+    """arXiv's and HAL's stamps run up a paper's margin in large type: they neither
+    become headings nor push the paper's title down a level."""
+    from dataclasses import replace
+
+    from minirag_store.convert.reflow import heading_levels, reflow_lines
+
+    stamp = replace(_line("arXiv:2103.15348v2 [cs.CV] 21 Jun 2021", 20, 300, 400, 20),
+                    sideways=True)  # fmt: skip
+    lines = [_line("Glaciers of the North", 72, 400, 720, 16), stamp,
+             *[_line(_BODY, 72, 540, 690 - 12 * i) for i in range(6)]]  # fmt: skip
+    levels = heading_levels(lines)
+    assert levels == {16.0: 1}
+    blocks = _blocks(reflow_lines(lines, levels=levels))
+    assert blocks[:2] == ["# Glaciers of the North", "arXiv:2103.15348v2 [cs.CV] 21 Jun 2021"]
+
+
 def _kreuzberg_cases() -> list[tuple[str, dict]]:
     root = DATA / "kreuzberg_test_documents" / "_fixtures" / "pdf"
     if not root.is_dir():

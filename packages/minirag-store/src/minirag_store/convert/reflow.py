@@ -100,7 +100,8 @@ class Line:
     ``first_word`` is the width of its first word, ``size`` its font size, ``gaps`` the
     widths of the spaces between its words, ``fixed`` whether its font is fixed-pitch.
     ``soft`` says pdfium ended it with a hyphen it took for hyphenation (the text then
-    ends with ``-``)."""
+    ends with ``-``); ``sideways`` that it runs across most of its page's text (a stamp up
+    the margin), which makes it no heading, whatever its size."""
 
     text: str
     left: float
@@ -112,6 +113,7 @@ class Line:
     gaps: tuple[float, ...] = ()
     fixed: bool = False
     soft: bool = False
+    sideways: bool = False
 
 
 def _join(parts: list[str], breaks: list[str], spelling: Spelling | None) -> str:
@@ -246,7 +248,8 @@ def heading_levels(lines: Iterable[Line]) -> dict[float, int]:
     largest, at most 3 (module doc). Empty when there is no body text to compare with."""
     chars: Counter[float] = Counter()
     for line in lines:
-        chars[_size(line)] += len(line.text.strip())
+        if not line.sideways:
+            chars[_size(line)] += len(line.text.strip())
     if not chars:
         return {}
     body = max(chars, key=lambda size: (chars[size], -size))
@@ -266,7 +269,7 @@ def _mark_headings(
     start = 0
     for end in [*(b for b in bounds if not _same_heading(lines[b - 1], lines[b], levels)),
                 len(lines)]:  # fmt: skip
-        found = [levels.get(_size(line), 0) for line in lines[start:end]]
+        found = [0 if line.sideways else levels.get(_size(line), 0) for line in lines[start:end]]
         text = " ".join(parts[start:end])
         if (
             all(found)
