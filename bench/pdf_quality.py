@@ -58,6 +58,7 @@ from pathlib import Path
 from minirag_store import Index
 from minirag_testkit import model_env
 from minirag_testkit.answers import hit_sources
+from pdf_convert import conversion_ms
 from quality import doc_order, ndcg10  # bench/ is on the path of a script run from it
 from results_io import provenance, write_json
 
@@ -66,7 +67,6 @@ RESULTS = Path(__file__).resolve().parent / "results" / "pdf_quality.json"
 FETCH_CHUNKS = 30
 PDF_KINDS = ("justified", "ragged", "two-column", "hyphenated")
 KINDS = {"scifact": ("md", *PDF_KINDS), "nfcorpus": ("md", "real", "justified")}
-CONVERT_SAMPLE = 60  # files per kind whose conversion is timed
 PHRASE_SAMPLE = 100  # files per kind asked one phrase across a printed line
 _WORD = re.compile(r"\w[\w-]*\w|\w")
 
@@ -141,20 +141,6 @@ def render(corpus: str, kind: str, docs: dict[str, dict], folder: Path) -> None:
             shutil.copyfile(DATA / "nfcorpus_pdf" / "pdf_docs" / d["pdf"], path)
         else:
             path.write_bytes(prose_pdf(Article(title, [d["text"].strip()]), kind))
-
-
-def conversion_ms(folder: Path) -> float:
-    """CPU ms per file of ``convert_file`` over the first CONVERT_SAMPLE files (by name)."""
-    from minirag_store.config import load_config
-    from minirag_store.convert.converter import convert_file
-
-    config = load_config({"BASE_DIR": str(folder)})
-    files = sorted(folder.iterdir())[:CONVERT_SAMPLE]
-    convert_file(files[0], config)  # markitdown's import and magika's model: not a file's
-    start = time.process_time()
-    for path in files:
-        convert_file(path, config)
-    return (time.process_time() - start) / len(files) * 1000
 
 
 def _words(text: str) -> list[str]:
