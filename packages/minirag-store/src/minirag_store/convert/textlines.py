@@ -149,7 +149,7 @@ def page_lines(textpage: Any) -> tuple[str, list[Line]]:
     lines: list[Line] = []
     turns: list[int] = []
     start = 0
-    for i, char in enumerate([*text, "\n"]):
+    for i, char in enumerate(f"{text}\n"):  # the newline ends the last line
         if char in "\r\n" or char in _SOFT:
             end = i + 1 if char in _SOFT else i
             if (line := _line(boxes, text, start, end)) is not None:
