@@ -16,7 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FILES", "NOTES", "STEPS", "Context", "Step", "expected", "steps_for", "write_files"]
+__all__ = [
+    "FILES",
+    "MATCH_NOTES",
+    "NOTES",
+    "NO_MATCH_QUERIES",
+    "STEPS",
+    "Context",
+    "Step",
+    "expected",
+    "steps_for",
+    "write_files",
+]
 
 #: Three short documents, each saying one thing no other says (the shells' tests share them).
 NOTES: dict[str, str] = {
@@ -35,6 +46,20 @@ NOTES: dict[str, str] = {
         "Hotel costs are reimbursed up to 180 euros per night in capital cities.\n"
     ),
 }
+#: The notes plus two documents that hold the identifier ``DATAKB9A8B`` and a table of
+#: look-alike keys that holds no query's words: what "nothing really matches" is tried on
+#: (an absent identifier, nonsense, a stop word; an identifier exactly two documents hold).
+MATCH_NOTES: dict[str, str] = {
+    **NOTES,
+    "ids/batch-a.md": "# Batch A\n\nThe lot DATAKB9A8B passed inspection on Monday.\n",
+    "ids/batch-b.md": "# Batch B\n\nA re-test of DATAKB9A8B is scheduled after the recall.\n",
+    "ids/keys.md": (
+        "# Keys\n\n| id | key |\n|---|---|\n| 1 | 3f2a9c1e-77b0-4d3e-9a8f-0c1d2e3f4a5b |\n"
+        "| 2 | 9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e |\n| 3 | ZEBRA-2210-ALPHA |\n"
+    ),
+}
+#: Queries nothing in :data:`MATCH_NOTES` answers: each answer must say so.
+NO_MATCH_QUERIES = ("ZEBRA-4471", "zxqv flurbogast quantum sandwich", "the", '"')
 #: The folder the story runs on: the notes and one ``.pdf`` that is not a PDF, so the sync
 #: job and the listing carry an error entry.
 FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF"}
@@ -107,28 +132,24 @@ SYNC_JOB = {
 }
 #: A hit's locator is absent when empty, a source's title when it is the file's name;
 #: score and distance come with explain only, lastChunk only for a passage of chunks.
+#: ``match`` says how a hit matched (its ``missing`` list absent: it holds every
+#: distinctive word); the other notes' chunks, which hold none of the query's words, are
+#: left out behind this strong hit (minirag_store.index.search.evidence.padding).
 QUERY = {
     "results": [
         {
             "src": "number",
             "chunkIndex": "number",
             "locator": {"headingPath": "string"},
-            "text": "string",
+            "match": {"level": "string", "found": ["string"]},
             "parent": "number",
-        },
-        {
-            "src": "number",
-            "chunkIndex": "number",
             "text": "string",
-            "parent": "number",
         },
     ],
-    "sources": [
-        {"displayPath": "string", "title": "string", "root": "number"},
-        {"displayPath": "string", "root": "number"},
-    ],
+    "sources": [{"displayPath": "string", "title": "string", "root": "number"}],
     "roots": ["string"],
     "parents": ["string"],
+    "bestMatch": "string",
 }
 
 NEIGHBORS = {

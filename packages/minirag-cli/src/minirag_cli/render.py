@@ -207,6 +207,11 @@ def show_query(result: QueryResult, query: str) -> None:
         notice = result.get("notice")
         out.print("no results" + (f": {notice}" if notice else ""))
         return
+    if result.get("bestMatch") == "weak":
+        out.print("No good match: the documents do not seem to cover this; the hits below "
+                  "are only loosely related.", style="bold yellow")  # fmt: skip
+    if notice := result.get("notice"):
+        out.print(notice, style="yellow")
     terms = query_terms(query)
     held = Counter(hit["src"] for hit in result["results"])
     for rank, hit in enumerate(result["results"], 1):
@@ -217,6 +222,7 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print(source["displayPath"], style="cyan", end="")
         out.print(f" {place}" if place else "", style="cyan", end="")
         out.print(f"  {_chunks(hit)}  {_title(source)}", style="bold", end="")
+        out.print(_match(hit), style="dim", end="")
         out.print(_scores(hit), style="dim", end="")
         out.print(_STALE if source.get("stale") else "", style="yellow")
         if heading := locator.get("headingPath"):
@@ -234,6 +240,15 @@ def _chunks(hit: SearchHit) -> str:
     """``#4``, or ``#4-6`` for a passage of chunks 4 to 6."""
     last = hit.get("lastChunk")
     return f"#{hit['chunkIndex']}" + (f"-{last}" if last is not None else "")
+
+
+def _match(hit: SearchHit) -> str:
+    """``  [strong match]`` / ``  [weak match; lacks ZEBRA-4471]``: how the hit matched."""
+    match = hit.get("match")
+    if not match:
+        return ""
+    missing = match.get("missing", [])
+    return f"  [{match['level']} match" + (f"; lacks {', '.join(missing)}]" if missing else "]")
 
 
 def _scores(hit: SearchHit) -> str:

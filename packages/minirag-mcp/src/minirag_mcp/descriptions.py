@@ -59,15 +59,18 @@ wording or exact terms when hits are thin.
 
 Gives back `results` (ranked hits: src, chunkIndex (lastChunk when the hit is a passage \
 of neighbouring chunks), locator: where in the document, e.g. page, slide, sheet and rows, \
-headingPath, absent when unknown; parent; text; score and distance with explain), \
+headingPath, absent when unknown; match: level strong/partial/weak, the query's \
+distinctive words found and missing; parent; text; score and distance with explain), \
 `sources` (the distinct documents in rank order: displayPath, title (absent when it \
 is just the file name), the pages or slides hit; a file's absolute path is \
 roots[root] + displayPath) and `parents` (the full \
 sections hits sit in). A hit's document is sources[src]: pass its displayPath as \
 `source` to the other tools. Its section is parents[parent]. Cite with displayPath and the locator \
 (report.pdf p. 12). A hit's text is only the passage that matched: answer from its \
-section. Use `sources` for "which documents cover X". `notice` explains an empty answer \
-(empty index, or a scope nothing is under), or, with `trimmed`, what was left out to fit \
+section. Use `sources` for "which documents cover X". bestMatch "weak": nothing really \
+matches, the documents likely do not cover it. `notice` names query words no document \
+contains, explains an empty answer (empty index, or a scope nothing is under), or, with \
+`trimmed`, what was left out to fit \
 the response budget (sections first, then the lowest-ranked hits: `offset` = \
 trimmed.nextOffset reads those).
 

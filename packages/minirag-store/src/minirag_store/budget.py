@@ -144,6 +144,8 @@ def shape_query(
         "roots": result["roots"],
         "parents": parents,
     }
+    if "bestMatch" in result:
+        shaped["bestMatch"] = result["bestMatch"]
     if "notice" in result:
         shaped["notice"] = result["notice"]
     return shaped
@@ -175,7 +177,8 @@ def _trimmed_query(
     }
     if dropped_hits:  # always the lowest-ranked chunks: the rest starts after those kept
         trimmed["nextOffset"] = offset + len(hits) - len(dropped_hits)
-    out["notice"] = _query_notice(trimmed)
+    said = result.get("notice")  # what the answer says of its match comes first
+    out["notice"] = f"{said} {_query_notice(trimmed)}" if said else _query_notice(trimmed)
     out["trimmed"] = trimmed
     return out
 
@@ -237,7 +240,7 @@ def fit_query(
         if over <= 0:
             break
         if steps == len(plan):
-            return _cut_top_hit(candidate, budget, count)
+            return _cut_top_hit(candidate, budget, count, result.get("notice"))
         too_few = steps
         excess = saved + over  # the estimate fell short by ``over``: save that much more
     while steps - too_few > 1:
@@ -250,8 +253,9 @@ def fit_query(
     return candidate
 
 
-def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResult:
-    """The top hit alone, its text cut to fit (or emptied, when even its fields do not)."""
+def _cut_top_hit(result: QueryResult, budget: int, count: Counter, said: str | None) -> QueryResult:
+    """The top hit alone, its text cut to fit (or emptied, when even its fields do not);
+    ``said``: the answer's own notice (of its match), kept before the budget's."""
     top = result["results"][0]
     trimmed: QueryTrimmed = {**result["trimmed"], "hitTextCut": True}  # type: ignore[typeddict-item]
 
@@ -259,7 +263,7 @@ def _cut_top_hit(result: QueryResult, budget: int, count: Counter) -> QueryResul
         return {
             **result,
             "results": [{**top, "text": text}],
-            "notice": _query_notice(trimmed),
+            "notice": f"{said} {_query_notice(trimmed)}" if said else _query_notice(trimmed),
             "trimmed": trimmed,
         }
 

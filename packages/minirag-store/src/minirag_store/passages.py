@@ -83,10 +83,15 @@ def _passage(chunks: list[SearchHit], best: SearchHit) -> SearchHit:
 def in_wire_order(hit: SearchHit) -> SearchHit:
     """The hit's fields in the wire's order (text last: a client cut short still has the
     rest), whatever order they were set in."""
-    keys = ("src", "chunkIndex", "lastChunk", "score", "distance", "locator", "parent", "text")
+    keys = ("src", "chunkIndex", "lastChunk", "score", "distance", "locator", "match", "parent")
+    keys += ("text",)
     return {k: hit[k] for k in keys if k in hit}  # type: ignore[return-value,literal-required]
 
 
 def without_scores(hit: SearchHit) -> SearchHit:
-    """``hit`` without ``score`` and ``distance`` (what ``explain`` adds)."""
-    return {k: v for k, v in hit.items() if k not in ("score", "distance")}  # type: ignore[return-value]
+    """``hit`` without ``score``, ``distance`` and its match's ``coverage`` and ``z`` (what
+    ``explain`` adds)."""
+    out = {k: v for k, v in hit.items() if k not in ("score", "distance")}
+    if "match" in hit:
+        out["match"] = {k: v for k, v in hit["match"].items() if k not in ("coverage", "z")}
+    return out  # type: ignore[return-value]

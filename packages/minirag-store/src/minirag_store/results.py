@@ -20,6 +20,7 @@ __all__ = [
     "ChunkDict",
     "DeleteResult",
     "FileRow",
+    "HitMatch",
     "IngestResult",
     "JobCounts",
     "JobError",
@@ -62,6 +63,20 @@ class Locator(TypedDict, total=False):
     headingPath: str  # the heading breadcrumb of its section ("Results > Q3")
 
 
+class HitMatch(TypedDict):
+    """How a hit matched (minirag_store.index.search.evidence): ``level`` from both sides'
+    evidence, and the query's distinctive words (identifiers, numbers, words few chunks
+    hold) it holds and lacks, as typed (each list absent when empty)."""
+
+    level: Literal["strong", "partial", "weak"]
+    found: NotRequired[list[str]]
+    missing: NotRequired[list[str]]
+    # with explain only: the weighted share of distinctive words held, and the hit's cosine
+    # as a z-score against the query's cosine over the index (4 significant digits)
+    coverage: NotRequired[float]
+    z: NotRequired[float]
+
+
 class SearchHit(TypedDict):
     """One ranked retrieval unit. Its document is ``QueryResult.sources[src]``: a path is
     said once per answer, not once per hit (at topK 50 repeating paths, titles and ids
@@ -80,6 +95,7 @@ class SearchHit(TypedDict):
     # left out when it is only the document's title, which its source names); absent when
     # there is nothing to say (a short text file)
     locator: NotRequired[Locator]
+    match: NotRequired[HitMatch]  # how it matched: always set by a query
     # index into QueryResult.parents: the whole section the hit sits in; absent when the
     # hit has no section or its section was left out to fit RAG_MAX_RESPONSE_TOKENS
     parent: NotRequired[int]
@@ -124,8 +140,10 @@ class QueryResult(TypedDict):
     sources: list[SourceSummary]  # the sources of the hits in `results`, by best hit
     roots: list[str]  # the document roots the file sources lie under (SourceSummary.root)
     parents: list[str]  # the sections hits sit in (SearchHit.parent), reconstructed
-    # why nothing came back, when nothing could (empty index/scope); or what `trimmed` left
-    # out and how to read it
+    # the best hit's match level ("weak": nothing really matches); absent without hits
+    bestMatch: NotRequired[Literal["strong", "partial", "weak"]]
+    # why nothing came back, when nothing could (empty index/scope); the query's words no
+    # document holds and that nothing really matches; what `trimmed` left out
     notice: NotRequired[str]
     trimmed: NotRequired[QueryTrimmed]  # only when the answer had to be trimmed
 

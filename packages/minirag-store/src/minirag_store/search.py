@@ -20,6 +20,14 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.arguments import OFFSET, TOP_K, check_offset, check_top_k
 from minirag_store.convert.titles import stem_title
 from minirag_store.errors import InvalidArgumentError
+from minirag_store.index.search.evidence import (
+    LEVELS,
+    Judged,
+    WordCounts,
+    count_cap,
+    judge,
+    padding,
+)
 from minirag_store.index.search.fusion import (
     Fused,
     apply_filters,
@@ -28,9 +36,12 @@ from minirag_store.index.search.fusion import (
     score_fuse,
 )
 from minirag_store.index.storage.schema import scope_filter
+from minirag_store.index.text.keywords import keyword_query
+from minirag_store.index.text.terms import query_words, words_in
 from minirag_store.locators import decode
+from minirag_store.passages import in_wire_order
 from minirag_store.paths import display_path, normalize_scopes, root_of, scope_matches
-from minirag_store.results import QueryResult, SearchHit, SourceSummary
+from minirag_store.results import HitMatch, QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
     from minirag_store.index.search.searcher import VectorPass
@@ -130,12 +141,76 @@ def run_query(
     rows, parents = _fetch(table, [c for c, _ in chosen])
     # A row replaced by a concurrent re-index between the two reads is left out, not faked.
     found = [(rows[c["id"]], c.get("_distance"), s) for c, s in chosen if c["id"] in rows]
+    counts = word_counts(table, query, where)
+    judged = _judge(table, counts, nearest, [row for row, _, _ in found])
+    if not offset:  # a later page is asked for on purpose: its hits stay, flagged
+        left_out = padding(judged)
+        found = [f for f, out in zip(found, left_out, strict=True) if not out]
+        judged = [j for j, out in zip(judged, left_out, strict=True) if not out]
     result = _answer(index, found, parents)
-    if not found:
+    result["results"] = [
+        in_wire_order({**hit, "match": _match_field(j)})
+        for hit, j in zip(result["results"], judged, strict=True)
+    ]
+    notice = _match_notice(counts, judged) if found else None
+    if found:
+        result["bestMatch"] = LEVELS[min(LEVELS.index(j.level) for j in judged)]
+    else:
         notice = _notice(table, scopes) if not offset else _past_the_end(offset)
-        if notice:
-            result["notice"] = notice
+    if notice:
+        result["notice"] = notice
     return result
+
+
+def _judge(
+    table: ChunkTable, counts: WordCounts, nearest: VectorPass, rows: list[dict[str, Any]]
+) -> list[Judged]:
+    """Each found row's evidence (:mod:`minirag_store.index.search.evidence`): the query's
+    words counted in the index, each row's terms and its cosine against the background."""
+    languages = table.languages()
+    cosine = nearest.similarity([r["id"] for r in rows]) if rows else {}
+    held = [words_in(r["text"], languages) for r in rows]
+    return judge(counts, held, [cosine.get(r["id"]) for r in rows], nearest.background)
+
+
+def word_counts(table: ChunkTable, query: str, where: str | None) -> WordCounts:
+    """The query's words and how many chunks (within ``where``) hold each."""
+    words = query_words(query, table.languages())
+    chunks = table.counts()[0]
+    counts = table.term_counts([w.heads for w in words], count_cap(chunks), where)
+    searchable = bool(keyword_query(query, table.languages()).whole)
+    return WordCounts(words, counts, chunks, searchable)
+
+
+def _match_field(judged: Judged) -> HitMatch:
+    """A hit's ``match``: its level, and the distinctive words it holds and lacks."""
+    out: HitMatch = {"level": judged.level}
+    if judged.found:
+        out["found"] = judged.found
+    if judged.missing:
+        out["missing"] = judged.missing
+    if judged.coverage is not None:
+        out["coverage"] = _short(judged.coverage)
+    if judged.z is not None:
+        out["z"] = _short(judged.z)
+    return out
+
+
+def _match_notice(counts: WordCounts, judged: list[Judged]) -> str | None:
+    """What the answer says of its own evidence: the query's words no document holds, and
+    that the best hits are only loosely related when no hit is better than weak."""
+    said = []
+    absent = counts.absent()
+    if absent:
+        names = ", ".join(f'"{w}"' for w in absent[:8])
+        said.append(f"No document contains {names}.")
+    if all(j.level == "weak" for j in judged):
+        why = "" if counts.searchable else " (the query has no word to search for)"
+        said.append(
+            f"Nothing really matches{why}: the best hits are only loosely related. Say the "
+            "documents do not cover this, or try other wording."
+        )
+    return " ".join(said) or None
 
 
 def answer_query(

@@ -103,6 +103,8 @@ def hits(result: Mapping[str, Any], query: str) -> list[dict[str, Any]]:
                 "page": locator.get("page"),
                 "slide": locator.get("slide"),
                 "score": hit["score"],
+                "match": hit.get("match", {}).get("level", ""),
+                "missing": hit.get("match", {}).get("missing", []),
                 "passage": passage(hit["text"], query),
             }
         )

@@ -46,6 +46,8 @@ async def search(request: Request, site: Site, session: Session) -> Response:
             "hits": present.hits(result, query),
             "sources": [{**s, "places": present.places(s)} for s in result["sources"]],
             "notice": result.get("notice"),
+            # "weak": the best hit is only loosely related; the page says so first
+            "no_match": result.get("bestMatch") == "weak",
             "more": min(k + PAGE_HITS, TOP_K.maximum)
             if len(result["results"]) >= k and k < TOP_K.maximum
             else None,

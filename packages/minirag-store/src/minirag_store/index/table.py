@@ -391,6 +391,16 @@ class ChunkTable:
         scores keyword-only candidates with it). ``source``: see :meth:`keyword_search`."""
         return self._search.vector_pass(vector, limit, scopes, source=source)
 
+    def term_counts(
+        self, terms: Sequence[Sequence[str]], cap: int, scope_sql: str | None = None
+    ) -> list[int]:
+        """For each group of index terms (one query word's), how many chunks hold any."""
+        return self._search.term_counts(terms, cap, scope_sql)
+
+    def languages(self) -> frozenset[str]:
+        """The stemmers a query is analysed under (:meth:`Searcher.languages`)."""
+        return self._search.languages()
+
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None, *, source: bool = True
     ) -> list[dict[str, Any]]:

@@ -50,6 +50,29 @@ class KeywordSearcher:
         run = self._search(query, column, limit, where, list(columns), split=split)
         return self._handle.run(run)
 
+    def counts(
+        self, terms: Sequence[Sequence[str]], column: str, cap: int, where: str | None
+    ) -> list[int]:
+        """For each group of ``terms``, how many rows hold any of them in ``column``
+        (within ``where``), counted up to ``cap``: the index's own statistics of how rare
+        a query word is (:mod:`minirag_store.index.search.evidence`). All in one hand-off
+        to the loop; the searches run concurrently there."""
+        return self._handle.run(self._counts(terms, column, cap, where))
+
+    async def _counts(
+        self, terms: Sequence[Sequence[str]], column: str, cap: int, where: str | None
+    ) -> list[int]:
+        import asyncio
+
+        table = await self._handle.opened()
+        found = await asyncio.gather(
+            *(
+                _match(table, " ".join(group), column, cap, where, columns=["id", "_score"])
+                for group in terms
+            )
+        )
+        return [t.num_rows for t in found]
+
     async def _search(
         self,
         query: KeywordQuery,

@@ -59,6 +59,9 @@ class VectorPass:
 
     rows: list[dict[str, Any]]  # ``id``, ``source``, ``parent_id``, ``_distance``, best first
     score: Callable[[Sequence[str], Mapping[str, Any]], dict[str, float]]
+    #: The mean and standard deviation of the query's cosine over every chunk of the index
+    #: (the exact path scores them all anyway); None on the ANN path, which does not.
+    background: tuple[float, float] | None = None
 
     def similarity(
         self, ids: Sequence[str], known: Mapping[str, Any] | None = None
@@ -196,7 +199,9 @@ class Searcher:
                     similar.update(zip(fresh, cosines(rows, vector).tolist(), strict=True))
             return similar
 
-        return VectorPass(exact.rows, exact_score)
+        scores = exact.scores
+        background = (float(scores.mean()), float(scores.std())) if len(scores) > 1 else None
+        return VectorPass(exact.rows, exact_score, background)
 
     def languages(self) -> frozenset[str]:
         """The stemmers the table's chunks were analysed with (a query is analysed under
@@ -261,6 +266,16 @@ class Searcher:
                 at.append(row)
         texts = snap.columns["text"].take(at).to_pylist() if terms.forms and at else []
         return _as_written_first(out, texts, terms.forms)
+
+    def term_counts(
+        self, terms: Sequence[Sequence[str]], cap: int, scope_sql: str | None = None
+    ) -> list[int]:
+        """For each group of index terms (one query word's), how many chunks' keyword
+        entries hold any of them, counted up to ``cap``."""
+        if not terms:
+            return []
+        with self._rw.shared():
+            return self._keywords.counts(terms, "keywords", cap, scope_sql)
 
     def parent_chunks(self, parent_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         """Every chunk (all hit columns) of the sections ``parent_ids``, grouped by
