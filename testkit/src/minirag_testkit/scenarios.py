@@ -132,9 +132,8 @@ SYNC_JOB = {
 }
 #: A hit's locator is absent when empty, a source's title when it is the file's name;
 #: score and distance come with explain only, lastChunk only for a passage of chunks.
-#: ``match`` says how a hit matched (its ``missing`` list absent: it holds every
-#: distinctive word); the other notes' chunks, which hold none of the query's words, are
-#: left out behind this strong hit (minirag_store.index.search.evidence.padding).
+#: ``match`` says how a hit matched: the distinctive words it holds (``found``) and lacks
+#: (``missing``), each list absent when empty; the answer's ``bestMatch`` is the best level.
 QUERY = {
     "results": [
         {
@@ -145,8 +144,26 @@ QUERY = {
             "parent": "number",
             "text": "string",
         },
+        {
+            "src": "number",
+            "chunkIndex": "number",
+            "locator": {"headingPath": "string"},
+            "match": {"level": "string", "found": ["string"], "missing": ["string"]},
+            "parent": "number",
+            "text": "string",
+        },
+        {
+            "src": "number",
+            "chunkIndex": "number",
+            "match": {"level": "string", "missing": ["string"]},
+            "parent": "number",
+            "text": "string",
+        },
     ],
-    "sources": [{"displayPath": "string", "title": "string", "root": "number"}],
+    "sources": [
+        {"displayPath": "string", "title": "string", "root": "number"},
+        {"displayPath": "string", "root": "number"},
+    ],
     "roots": ["string"],
     "parents": ["string"],
     "bestMatch": "string",

@@ -144,7 +144,7 @@ def run_query(
     counts = word_counts(table, query, where)
     judged = _judge(table, counts, nearest, [row for row, _, _ in found])
     if not offset:  # a later page is asked for on purpose: its hits stay, flagged
-        left_out = padding(judged)
+        left_out = padding(counts, judged, [row["source"] for row, _, _ in found])
         found = [f for f, out in zip(found, left_out, strict=True) if not out]
         judged = [j for j, out in zip(judged, left_out, strict=True) if not out]
     result = _answer(index, found, parents)
@@ -176,7 +176,7 @@ def _judge(
 def word_counts(table: ChunkTable, query: str, where: str | None) -> WordCounts:
     """The query's words and how many chunks (within ``where``) hold each."""
     words = query_words(query, table.languages())
-    chunks = table.counts()[0]
+    chunks = table.summary(wait=False).chunk_count  # a sync under way need not be waited for
     counts = table.term_counts([w.heads for w in words], count_cap(chunks), where)
     searchable = bool(keyword_query(query, table.languages()).whole)
     return WordCounts(words, counts, chunks, searchable)

@@ -17,11 +17,11 @@ pieces of evidence that are comparable across queries and indexes:
   multilingual one's elsewhere); how far a hit stands above the index's own background
   for this query does not, or much less.
 
-A hit is ``strong`` when either side is convincing (:data:`Z_STRONG`, :data:`C_STRONG`),
-``partial`` when one side is fair (:data:`Z_PARTIAL`, :data:`C_PARTIAL`), else ``weak``.
-An answer whose best hit is weak says the hits are only loosely related. Behind a strong
-hit, weak hits are left out (:func:`padding`): nothing supports them, and a reader of an
-exact identifier's two documents should not get unrelated chunks after them.
+A hit's strength is ``z + COVERAGE_WEIGHT x coverage``: ``strong`` from :data:`S_STRONG`
+(or from :data:`S_PARTIAL` holding every distinctive word), ``partial`` from
+:data:`S_PARTIAL`, else ``weak``. An answer whose best hit is weak says the hits are only
+loosely related. Weak hits that only pad an exact identifier's documents out are left
+out (:func:`padding`).
 
 Cut points calibrated on SciFact (answerable against held-out queries) and checked on
 NFCorpus and XQuAD German unchanged: ``bench/answerable.py``. Pure: no LanceDB, no model.
@@ -37,12 +37,13 @@ from typing import Literal
 from minirag_store.index.text.terms import QueryWord
 
 __all__ = [
+    "COVERAGE_WEIGHT",
     "C_PARTIAL",
     "C_STRONG",
     "RARE_MIN",
     "RARE_SHARE",
-    "Z_PARTIAL",
-    "Z_STRONG",
+    "S_PARTIAL",
+    "S_STRONG",
     "Judged",
     "Level",
     "WordCounts",
@@ -59,9 +60,15 @@ LEVELS: tuple[Level, ...] = ("strong", "partial", "weak")
 #: A word is distinctive when at most this share of the chunks hold it (or RARE_MIN).
 RARE_SHARE = 0.01
 RARE_MIN = 5
-#: Cut points of a hit's vector z-score and keyword coverage (see the module doc).
-Z_STRONG = 6.0
-Z_PARTIAL = 4.5
+#: A hit's strength is its vector z-score + COVERAGE_WEIGHT x its keyword coverage:
+#: ``strong`` from S_STRONG, ``partial`` from S_PARTIAL, else ``weak``. Calibrated on
+#: SciFact (``bench/answerable.py``): S_PARTIAL flags ~5 % of the answerable queries'
+#: best hits; S_STRONG is about their median. Holding every distinctive word
+#: (coverage 1) makes a hit that reaches S_PARTIAL strong: an exact identifier's document.
+COVERAGE_WEIGHT = 4.0
+S_STRONG = 7.0
+S_PARTIAL = 4.4
+#: Without a vector standing (the ANN path): coverage alone, these cut points.
 C_STRONG = 0.99
 C_PARTIAL = 0.5
 
@@ -108,23 +115,24 @@ class Judged:
 
 
 def strength(coverage: float | None, z: float | None) -> float:
-    """A hit's evidence on one scale: 1 or more is ``strong`` (either side's own cut point
-    reached); what an answer's AUROC is measured on (``bench/answerable.py``)."""
-    return max(
-        -math.inf if z is None else z / Z_STRONG,
-        -math.inf if coverage is None else coverage / C_STRONG,
-    )
+    """A hit's evidence on one scale (z + COVERAGE_WEIGHT x coverage; coverage alone when
+    the vector side is unknown): what its level and an answer's AUROC
+    (``bench/answerable.py``) are measured on."""
+    c = 0.0 if coverage is None else coverage
+    if z is None:
+        return S_PARTIAL * c / C_PARTIAL
+    return z + COVERAGE_WEIGHT * c
 
 
 def level(coverage: float | None, z: float | None) -> Level:
     """A hit's level from its keyword coverage and vector z-score (either may be None)."""
-    c = -1.0 if coverage is None else coverage
-    v = -math.inf if z is None else z
-    if v >= Z_STRONG or c >= C_STRONG:
+    if z is None:
+        c = -1.0 if coverage is None else coverage
+        return "strong" if c >= C_STRONG else "partial" if c >= C_PARTIAL else "weak"
+    s = strength(coverage, z)
+    if s >= S_STRONG or (s >= S_PARTIAL and coverage is not None and coverage >= C_STRONG):
         return "strong"
-    if v >= Z_PARTIAL or c >= C_PARTIAL:
-        return "partial"
-    return "weak"
+    return "partial" if s >= S_PARTIAL else "weak"
 
 
 def judge(
@@ -159,8 +167,21 @@ def judge(
     return out
 
 
-def padding(judged: Sequence[Judged]) -> list[bool]:
-    """Per hit: whether it is left out, a weak hit behind a strong one (nothing supports
-    it; it would only pad the answer out behind the real match)."""
-    strong = any(j.level == "strong" for j in judged)
-    return [strong and j.level == "weak" for j in judged]
+def padding(counts: WordCounts, judged: Sequence[Judged], sources: Sequence[str]) -> list[bool]:
+    """Per hit: whether it is left out. When every distinctive word of the query is an
+    identifier or a number that fewer chunks hold than the answer has hits, the hits past
+    them can only lack it: those holding none of them, weak, are padding, not evidence
+    (``DATAKB9A8B``, which two documents hold, is not followed by unrelated chunks). Plain
+    rare words do not count: a relevant SciFact abstract may say ``copeptin`` otherwise,
+    and left out it cost nDCG@10. A hit from a document (``sources``: each hit's) that has
+    a strong hit stays: it is that document's own text around the match."""
+    rare = counts.distinctive()
+    held = dict(zip([w.typed for w in counts.words], counts.counts, strict=True))
+    fires = bool(rare) and all(w.code and held[w.typed] < len(judged) for w, _ in rare)
+    if not fires or not any(j.level == "strong" for j in judged):
+        return [False] * len(judged)
+    matched = {src for src, j in zip(sources, judged, strict=True) if j.level == "strong"}
+    return [
+        j.level == "weak" and not j.found and src not in matched
+        for src, j in zip(sources, judged, strict=True)
+    ]

@@ -25,6 +25,7 @@ class QueryWord:
 
     typed: str  # as in the query (NFKC), e.g. "ZEBRA-4471"
     heads: tuple[str, ...]  # its index terms: stems under each language, or the whole identifier
+    code: bool = False  # an identifier or a number: parts joined by - _ . / : or a digit in it
 
 
 def query_words(query: str, languages: Iterable[str] = ()) -> list[QueryWord]:
@@ -38,12 +39,14 @@ def query_words(query: str, languages: Iterable[str] = ()) -> list[QueryWord]:
         folded = fold(typed)
         if folded in out or _SPACELESS_RUN.match(folded) or len(folded) > _MAX_TOKEN:
             continue
-        if len(part_re.findall(folded)) > 1:
+        joined = len(part_re.findall(folded)) > 1
+        if joined:
             heads = (folded,)  # an identifier: the index holds it whole
         else:
             heads = tuple(dict.fromkeys(h for a in algorithms if (h := _word(folded, a))))
         if heads:
-            out[folded] = QueryWord(typed, heads)
+            code = joined or any(ch.isdigit() for ch in folded)
+            out[folded] = QueryWord(typed, heads, code)
     return list(out.values())
 
 
