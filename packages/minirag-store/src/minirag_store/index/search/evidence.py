@@ -4,13 +4,15 @@ A fused score ranks the hits of one query and says nothing across queries: mixtu
 RRF scores of a perfect match and of noise look alike. So each hit is judged on two
 pieces of evidence that are comparable across queries and indexes:
 
-* **keyword coverage**: the share of the query's *distinctive* words the hit holds (as
-  typed, or stemmed as the index stems them), each weighted by its rarity. Rarity is the
-  index's own statistics: how many chunks' keyword entries hold the word, counted by the
-  keyword index (:meth:`ChunkTable.term_counts`). A word is distinctive when at most
-  :data:`RARE_SHARE` of the chunks hold it (and at least :data:`RARE_MIN` may): an
-  identifier, a number, a rare word; ``cell`` in a biology archive is not. A word no chunk
-  holds is named in the answer's notice (``no document contains "ZEBRA-4471"``).
+* **keyword coverage**: the share of the query's words the hit holds (as typed, or
+  stemmed as the index stems them), each weighted by its rarity. Rarity is the index's
+  own statistics: how many chunks' keyword entries hold the word, counted by the keyword
+  index (:meth:`ChunkTable.term_counts`) up to :func:`count_cap`. A word is *distinctive*
+  when at most :data:`RARE_SHARE` of the chunks hold it (and at least :data:`RARE_MIN`
+  may): an identifier, a number, a rare word; ``cell`` in a biology archive is not. A hit
+  names the distinctive words it holds and lacks; a common word counts in its coverage at
+  :data:`COMMON_WEIGHT`. A word no chunk holds is named in the answer's notice
+  (``no document contains "ZEBRA-4471"``).
 * **vector standing**: the hit's cosine as a z-score against the query's cosine over every
   chunk of the index (mean, standard deviation: the exact path scores them all). Raw
   cosines depend on the model (an English MiniLM's related passages sit near 0.5, a
@@ -18,7 +20,7 @@ pieces of evidence that are comparable across queries and indexes:
   for this query does not, or much less.
 
 A hit's strength is ``z + COVERAGE_WEIGHT x coverage``: ``strong`` from :data:`S_STRONG`
-(or from :data:`S_PARTIAL` holding every distinctive word), ``partial`` from
+(or from :data:`S_PARTIAL` holding every query word), ``partial`` from
 :data:`S_PARTIAL`, else ``weak``. An answer whose best hit is weak says the hits are only
 loosely related. Weak hits that only pad an exact identifier's documents out are left
 out (:func:`padding`).
@@ -64,8 +66,9 @@ RARE_MIN = 5
 #: A hit's strength is its vector z-score + COVERAGE_WEIGHT x its keyword coverage:
 #: ``strong`` from S_STRONG, ``partial`` from S_PARTIAL, else ``weak``. Calibrated on
 #: SciFact (``bench/answerable.py``): S_PARTIAL flags under 5 % of the answerable
-#: queries (5.6 flagged 6.0 %, 5.3 4.2 %), S_STRONG is about their best hits' median. Holding every query word (coverage 1) makes a
-#: hit that reaches S_PARTIAL strong: an exact identifier's document. COVERAGE_WEIGHT 8
+#: queries (5.6 flagged 6.0 %, 5.3 4.2 %), S_STRONG is about their best hits' median.
+#: Holding every query word (coverage 1) makes a hit that reaches S_PARTIAL strong: an
+#: exact identifier's document. COVERAGE_WEIGHT 8
 #: against 2, 3, 4, 6, 10, 14 (common words at 0.3): SciFact AUROC 0.662 (0.633-0.660),
 #: and it transferred best to NFCorpus and XQuAD German (0.750 / 0.878).
 COVERAGE_WEIGHT = 8.0
