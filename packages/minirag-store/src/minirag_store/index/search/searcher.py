@@ -30,6 +30,7 @@ from minirag_store.index.search.vectors import (
     hit_columns,
     load_snapshot,
     stored_vectors,
+    unit_matrix,
 )
 from minirag_store.index.storage.keyword_column import LANGUAGE_COLUMN
 from minirag_store.index.storage.schema import ALL_ROWS, scope_filter
@@ -48,6 +49,9 @@ __all__ = ["Searcher", "VectorPass", "held_languages"]
 #: table's chunks, or :data:`LANGUAGE_MIN_CHUNKS` of them.
 LANGUAGE_MIN_SHARE = 0.001
 LANGUAGE_MIN_CHUNKS = 20
+#: Stored vectors the ANN path estimates a query's cosine background from (the exact
+#: path scores every chunk anyway): a mean and standard deviation need no more.
+BACKGROUND_SAMPLE = 4096
 #: Word counts a searcher remembers for the current table version (then it starts over).
 _COUNTS_KEPT = 10_000
 #: How long a looked-up latest table version is trusted before asking LanceDB again.
@@ -96,6 +100,7 @@ class Searcher:
         self._lock = threading.Lock()
         self._version_seen: tuple[float, int] | None = None  # (monotonic time, version)
         self._languages: tuple[int, frozenset[str]] | None = None  # (version, stemmers)
+        self._sample: tuple[int, np.ndarray] | None = None  # (version, unit vectors)
         # (version, {(terms, cap, scope): chunks holding them}): term_counts' memo
         self._counted: tuple[int, dict[tuple[tuple[str, ...], int, str | None], int]] | None = None
 
@@ -188,7 +193,7 @@ class Searcher:
                     with self._rw.shared():  # it may read vectors: no cleanup meanwhile
                         return found.similarity(ids, known)
 
-                return VectorPass(found.rows, ann_score)
+                return VectorPass(found.rows, ann_score, self._sampled_background(vector))
             exact = self.snapshot().search_pass(vector, limit, scopes)
 
         def exact_score(ids: Sequence[str], known: Mapping[str, Any]) -> dict[str, float]:
@@ -206,6 +211,20 @@ class Searcher:
         scores = exact.scores
         background = (float(scores.mean()), float(scores.std())) if len(scores) > 1 else None
         return VectorPass(exact.rows, exact_score, background)
+
+    def _sampled_background(self, vector: np.ndarray) -> tuple[float, float] | None:
+        """The ANN path's estimate of the query's cosine background (mean, std): over up
+        to :data:`BACKGROUND_SAMPLE` stored vectors, read once per table version (the
+        caller holds the shared lock). Nothing per chunk is held otherwise on this path,
+        and a CLI's one question takes it too: without it its levels would rest on the
+        keyword side alone, unlike a server's."""
+        version = self._latest_version()
+        held = self._sample
+        if held is None or held[0] != version:
+            data = self._tbl.search().select(["vector"]).limit(BACKGROUND_SAMPLE).to_arrow()
+            held = self._sample = (version, unit_matrix(data, self._dim))
+        scores = cosines(held[1], vector)
+        return (float(scores.mean()), float(scores.std())) if len(scores) > 1 else None
 
     def languages(self) -> frozenset[str]:
         """The stemmers the table's chunks were analysed with (a query is analysed under
