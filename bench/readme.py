@@ -79,6 +79,7 @@ def measured(results: Path) -> str:
     answers = load(results, "answers")
     languages = load(results, "languages")
     latency = load(results, "sync_latency")
+    answerable = load(results, "answerable")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -156,6 +157,7 @@ def measured(results: Path) -> str:
             f"p95 {http['query_p95_ms']:.0f} ms; {http['queries_per_s']:.0f} queries/s",
         ),
         _answers_row(answers),
+        *_answerable_rows(answerable),
         _latency_row(latency),
         (
             f"watch mode: a saved file -> its new text found, over {watch['edits']} edits in "
@@ -192,6 +194,7 @@ def measured(results: Path) -> str:
                 ("reembed", reembed),
                 ("answers", answers),
                 ("languages", languages),
+                ("answerable", answerable),
                 ("sync_latency", latency),
             )
         ),
@@ -235,6 +238,36 @@ def _answers_row(answers: dict) -> tuple[str, str, str]:
         "—",
         "; ".join(parts),
     )
+
+
+def _answerable_rows(answerable: dict) -> list[tuple[str, str, str]]:
+    """Whether an answer knows nothing matches: one row per set, one for identifiers."""
+    names = {"scifact": "SciFact", "nfcorpus": "NFCorpus", "xquad-de": "XQuAD German"}
+    rows = []
+    for name, f in answerable["sets"].items():
+        before = f["before"]
+        rows.append(
+            (
+                f"{names.get(name, name)}: answerable vs unanswerable queries (relevant "
+                f"documents deleted; {f['answerable']} / {f['unanswerable']}): AUROC of the "
+                "answer's match evidence; flagged `bestMatch: weak`, unanswerable / "
+                "answerable; nDCG@10 answerable, all (before → after) (`bench/answerable.py`)",
+                "—",
+                f"AUROC {f['auroc']:.3f}; flagged {f['unanswerable_flagged']:.1%} / "
+                f"{f['answerable_flagged']:.1%}; nDCG@10 {before['ndcg_answerable']:.4f} → "
+                f"{f['ndcg_answerable']:.4f}, {before['ndcg_full']:.4f} → {f['ndcg_full']:.4f}",
+            )
+        )
+    ids = answerable["identifiers"]
+    rows.append(
+        (
+            f"identifiers no document holds, named in the answer's notice; present ones named "
+            f"(`bench/answerable.py`, {ids['queries']} generated queries)",
+            "—",
+            f"{ids['absent_named']:.0%}; {ids['present_named']:.0%}",
+        )
+    )
+    return rows
 
 
 #: XQuAD's languages by the names README gives them.
