@@ -210,7 +210,9 @@ def show_query(result: QueryResult, query: str) -> None:
     if result.get("bestMatch") == "weak":
         out.print("No good match: the documents do not seem to cover this; the hits below "
                   "are only loosely related.", style="bold yellow")  # fmt: skip
-    if notice := result.get("notice"):
+    # A trimmed answer's notice (what the match said, then what the budget left out) is
+    # the warning the command prints on stderr already.
+    if (notice := result.get("notice")) and "trimmed" not in result:
         out.print(notice, style="yellow")
     terms = query_terms(query)
     held = Counter(hit["src"] for hit in result["results"])
