@@ -135,7 +135,7 @@ def test_list_is_a_table_with_ocr_marker_and_summary(capsys, monkeypatch):
     show_list(result)
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[0].split() == ["state", "chunks", "path", "title"]
+    assert lines[0].split() == ["state", "chunks", "path", "title", "/", "reason"]
     scan = next(line for line in lines if "scans/b.pdf" in line)
     assert "scans/b.pdf [ocr:rapidocr]" in scan and scan.split()[:2] == ["ingested", "2"]
     assert "[ocr:" not in next(line for line in lines if "a.md" in line)
@@ -171,21 +171,32 @@ def test_status_lists_settings_in_reading_order(capsys, monkeypatch):
 
 
 def test_job_line_carries_every_counter(capsys):
-    counts = {"scanned": 5, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0, "failed": 1}
+    counts = {"scanned": 7, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0,
+              "failed": 1, "unsupported": 2}  # fmt: skip
+    files = {"ingested": [], "skipped": [], "deleted": [], "unreadable": [], "failed": [],
+             "unsupported": ["/d/a.rtf", "/d/b.RTF"]}  # fmt: skip
+    slow = {"source": "/d/scan.pdf", "seconds": 9.25, "convertSeconds": 8.0, "ocrPages": 3,
+            "ocrSeconds": 7.5, "chunkSeconds": 0.05, "embedSeconds": 1.2, "chunks": 12}  # fmt: skip
     show_job(
         {
             "jobId": "j",
-            "state": "succeeded",
+            "state": "failed",
             "startedAt": None,
             "finishedAt": None,
-            "counts": counts,
+            "counts": counts,  # type: ignore[typeddict-item]
             "errors": [],
-            "error": None,
+            "error": "1 file could not be ingested (see errors)",
+            "files": files,  # type: ignore[typeddict-item]
+            "slowest": [slow],  # type: ignore[list-item]
         },
         "sync",
     )
     assert capsys.readouterr().out == (
-        "sync done: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
+        "sync failed: scanned 7, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1, "
+        "unsupported 2 (.rtf 2)\n"
+        "slowest files:\n"
+        "  9.2 s  /d/scan.pdf: convert 8.0 s (OCR 3 pages 7.5 s), chunk 0.1 s, embed 1.2 s "
+        "(12 chunks)\n"
     )
 
 

@@ -19,7 +19,7 @@ ARGS = {
     "read_chunk_neighbors": {"filePath", "source", "chunkIndex", "before", "after"},
     "read_file": {"filePath", "source", "fromChunk", "page", "slide"},
     "read_page_image": {"filePath", "source", "page", "scale", "maxWidth"},
-    "list_files": {"scope"},
+    "list_files": {"scope", "includeIgnored"},
     "delete_file": {"filePath", "source"},
     "status": set(),
 }

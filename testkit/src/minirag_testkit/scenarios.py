@@ -1,7 +1,8 @@
 """The wire scenario both shells' snapshot tests run, written once.
 
-One story on a small folder: sync it (one file fails to convert), then query, read,
-list, ingest, delete and ask the status. Each step names the store operation it runs
+One story on a small folder: sync it (one file fails to convert, so the job ends
+``failed``; one is of a type not read, so it is counted and listed ``unsupported``), then
+query, read, list, ingest, delete and ask the status. Each step names the store operation it runs
 (the MCP tool of that name; the CLI test maps it to its command) with its arguments,
 and the shape its JSON answer must have (:func:`minirag_testkit.wire.shape`). Both shells
 answer with the same result types, so each shape is written once, here: a field renamed,
@@ -35,9 +36,10 @@ NOTES: dict[str, str] = {
         "Hotel costs are reimbursed up to 180 euros per night in capital cities.\n"
     ),
 }
-#: The folder the story runs on: the notes and one ``.pdf`` that is not a PDF, so the sync
-#: job and the listing carry an error entry.
-FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF"}
+#: The folder the story runs on: the notes, one ``.pdf`` that is not a PDF, so the sync
+#: job and the listing carry an error entry, and one ``.rtf`` (a type not read), so they
+#: carry an unsupported file with its reason.
+FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF", "memo.rtf": "{\\rtf1 memo}"}
 
 
 def write_files(root: Path, files: dict[str, str] = FILES) -> Path:
@@ -94,16 +96,30 @@ SYNC_JOB = {
         "deleted": "number",
         "unreadable": "number",
         "failed": "number",
+        "unsupported": "number",
     },
     "errors": [{"source": "string", "error": "string"}],
-    "error": "null",
+    "error": "string",  # the job ends "failed": one file could not be ingested
     "files": {
         "ingested": ["string"],
         "skipped": [],
         "deleted": [],
         "unreadable": [],
         "failed": ["string"],
+        "unsupported": ["string"],
     },
+    "slowest": [
+        {
+            "source": "string",
+            "seconds": "number",
+            "convertSeconds": "number",
+            "ocrPages": "number",
+            "ocrSeconds": "number",
+            "chunkSeconds": "number",
+            "embedSeconds": "number",
+            "chunks": "number",
+        }
+    ],
 }
 #: A hit's locator is absent when empty, a source's title when it is the file's name;
 #: score and distance come with explain only, lastChunk only for a passage of chunks.
@@ -161,7 +177,17 @@ LISTING = {
             "state": "string",
             "chunkCount": "number",
             "ocrEngine": "string",
-        }
+        },
+        {
+            "source": "string",
+            "displayPath": "string",
+            "sourceType": "string",
+            "title": "string",
+            "state": "string",
+            "chunkCount": "number",
+            "ocrEngine": "string",
+            "reason": "string",  # unsupported (memo.rtf), with why
+        },
     ]
 }
 INGESTED = {

@@ -17,7 +17,7 @@ from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
 from minirag_cli.options import Shared, absolute, resolve_scopes, with_config, with_shared
-from minirag_cli.progress import progress_bar, wants_bar
+from minirag_cli.progress import ProgressEvery, progress_for
 
 if TYPE_CHECKING:
     from minirag_store import Index
@@ -88,17 +88,15 @@ def _emit(shared: Shared, result: Any, human: Callable[[Any], None]) -> None:
 
 
 def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
-    """Print a finished ingest/sync; any failed file makes the run fail (exit 1)."""
+    """Print a finished ingest/sync; exit 1 exactly when its state is not ``succeeded``
+    (the store ends a job with failed files ``failed``: the two always agree)."""
     _emit(shared, job, lambda j: render.show_job(j, verb))
     for err in job["errors"]:
         warn(f"{err['source']}: {err['error']}")
     if omitted := job.get("errorsOmitted", 0):
         warn(f"... and {omitted} more (`minirag-cli list` shows every file's state)")
-    failed = job["counts"]["failed"]
     if job["state"] != "succeeded":
         fail(job["error"] or f"{verb} {job['state']}")
-    if failed:
-        fail(f"{failed} file{'s' if failed != 1 else ''} could not be ingested (see warn lines)")
 
 
 def _file_path(path: str | None, index: Index) -> str | None:
@@ -110,11 +108,12 @@ def _file_path(path: str | None, index: Index) -> str | None:
 @with_shared
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="Files or folders (recursive).")],
+    progress_every: ProgressEvery = 5.0,
     *,
     shared: Shared,
 ) -> None:
     """Ingest files and folders, re-ingesting what is already indexed."""
-    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "ingest") as cb:
+    with shared.open_index() as index, progress_for(shared.json, "ingest", progress_every) as cb:
         roots = index.config.roots
         job = index.ingest_paths([absolute(p, roots) for p in paths], progress=cb)
     _finish_job(job, shared, "ingest")
@@ -159,11 +158,19 @@ def sync(
             show_default=False,
         ),
     ] = None,
+    progress_every: ProgressEvery = 5.0,
     *,
     shared: Shared,
 ) -> None:
-    """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
-    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
+    """Reconcile the index with the disk: ingest new and changed files, drop deleted ones.
+
+    Counts: scanned (every file under the roots but ignored ones), ingested, skipped
+    (unchanged, empty: no text in it, or excluded: over MAX_FILE_SIZE; each empty or
+    excluded file gets a warn line with its reason), deleted, unreadable (an indexed image
+    without the OCR add-on), failed (could not be read: exit 1), unsupported (a type not
+    read; `list` names each). Then the slowest files and where their time went.
+    """
+    with shared.open_index() as index, progress_for(shared.json, "sync", progress_every) as cb:
         where = ray_address or ("" if ray else None)  # "": RAG_RAY_ADDRESS or a local runtime
         job = index.sync(_file_path(path, index), progress=cb, ray=where)
     _finish_job(job, shared, "sync")
@@ -291,12 +298,24 @@ def list_files(
     scope: Annotated[
         list[str] | None, typer.Option(help="Only under this folder or id prefix; repeatable.")
     ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also what is skipped by a rule (hidden names, .gitignore/.miniragignore "
+            "lines, node_modules, the index folder), with the rule.",
+        ),
+    ] = False,
     *,
     shared: Shared,
 ) -> None:
-    """List the files under the roots with their state, plus data and URL sources."""
+    """List the files under the roots with their state, plus data and URL sources.
+
+    States: ingested, stale, stale_scheme, not_ingested, unreadable, and with a reason:
+    empty (no text), unsupported (a type not read), too_large, ignored (with --all)."""
     with shared.open_index() as index:
-        result = index.list_files(resolve_scopes(scope, index.config.roots))
+        scopes = resolve_scopes(scope, index.config.roots)
+        result = index.list_files(scopes, ignored=every)
     _emit(shared, result, tables.show_list)
     for message in result.get("warnings", []):
         warn(message)

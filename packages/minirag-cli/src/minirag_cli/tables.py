@@ -18,6 +18,10 @@ _STATE_STYLE = {
     "stale_scheme": "yellow",
     "not_ingested": "dim",
     "unreadable": "red",
+    "empty": "dim",
+    "unsupported": "dim",
+    "too_large": "yellow",
+    "ignored": "dim",
 }
 
 #: status fields in reading order, with their labels; unknown fields follow at the end.
@@ -82,14 +86,14 @@ def show_list(result: ListResult) -> None:
         table.add_column("state", no_wrap=True)
         table.add_column("chunks", justify="right", no_wrap=True)
         table.add_column("path", overflow="fold", ratio=3)
-        table.add_column("title", overflow="fold", ratio=2)
+        table.add_column("title / reason", overflow="fold", ratio=2)
         for row in rows:
             state = row["state"]
             table.add_row(
                 state,
                 str(row["chunkCount"]),
                 file_label(row),
-                row["title"],
+                row.get("reason") or row["title"],  # a file not indexed has no title
                 style=_STATE_STYLE.get(state),
             )
         out.print(table)

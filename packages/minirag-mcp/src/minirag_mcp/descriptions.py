@@ -99,8 +99,10 @@ minirag-page://{displayPath}/{page}.png.""",
     "list_files": """\
 List the files under the document roots with their index state, plus indexed data and \
 URL sources. `state` is ingested, stale (changed on disk since), stale_scheme (cut by an \
-older chunking scheme), not_ingested or unreadable; `ocrEngine` names the OCR engine for \
-documents read by OCR. Use it for "what is indexed?" or to see what sync_start would do.""",
+older chunking scheme), not_ingested or unreadable; or, with the reason in `reason`: \
+empty (no text in it), unsupported (a type not read), too_large, ignored (only with \
+includeIgnored). `ocrEngine` names the OCR engine for documents read by OCR. Use it for \
+"what is indexed?", "why is this file not found?" or to see what sync_start would do.""",
     "delete_file": """\
 Remove one document (file, data item or web page) from the index, only when the user \
 asks. The file on disk is not touched, so a later sync_start indexes a file that is \

@@ -281,8 +281,17 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         )
 
     @_tool(mcp, "list_files", read_only=True)
-    async def list_files(scope: Scope = None) -> ListResult:
-        return await call_store(lambda: index.list_files(scope))
+    async def list_files(
+        scope: Scope = None,
+        includeIgnored: Annotated[
+            bool,
+            Field(
+                description="Also list what a rule skips (hidden names, .gitignore or "
+                ".miniragignore lines, node_modules), each with its rule in `reason`."
+            ),
+        ] = False,
+    ) -> ListResult:
+        return await call_store(lambda: index.list_files(scope, ignored=includeIgnored))
 
 
 def _register_admin(

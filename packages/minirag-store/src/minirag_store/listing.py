@@ -9,7 +9,14 @@ comparison (no hashing, no per-file query), so listing a large tree stays cheap:
 * ``stale_scheme``  indexed with an older chunking scheme, or before locators (a sync
   re-cuts it);
 * ``not_ingested``  on disk, not in the index;
-* ``unreadable``    an indexed image still on disk while the OCR add-on is missing.
+* ``unreadable``    an indexed image still on disk while the OCR add-on is missing;
+* ``empty``         a sync read it and found no text (until it changes, :mod:`.ingest.empties`);
+* ``unsupported``   a type minirag does not read;
+* ``too_large``     over MAX_FILE_SIZE;
+* ``ignored``       (only when asked) a file or folder a rule skips: a dot-name, a
+  ``.gitignore`` / ``.miniragignore`` line, ``node_modules``, the index folder.
+
+The last four carry a ``reason``: a user can tell "not supported" from "missed".
 
 Indexed data and URL sources follow the files (they have no file to compare with).
 """
@@ -42,8 +49,16 @@ def file_state(entry: Any, meta: Any, scheme: int) -> FileState:
     return "ingested"
 
 
-def _row(index: Stored, source: str, source_type: str, meta: Any, state: FileState) -> FileRow:
-    return {
+def _row(
+    index: Stored,
+    source: str,
+    source_type: str,
+    meta: Any,
+    state: FileState,
+    *,
+    reason: str | None = None,
+) -> FileRow:
+    row: FileRow = {
         "source": source,
         "displayPath": display_path(index.config, source, source_type),
         "sourceType": source_type,  # type: ignore[typeddict-item]
@@ -52,10 +67,36 @@ def _row(index: Stored, source: str, source_type: str, meta: Any, state: FileSta
         "chunkCount": meta.chunk_count if meta is not None else 0,
         "ocrEngine": meta.ocr_engine if meta is not None else "",
     }
+    if reason is not None:
+        row["reason"] = reason
+    return row
 
 
-def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListResult:
-    """Files under the roots (within ``scope``) with their state, then data/url sources."""
+def _passed_over(index: Stored, result: Any, scopes: tuple[str, ...] | None) -> list[FileRow]:
+    """Rows of what the scan does not index: empty, too large, unsupported, ignored."""
+    from minirag_store.ingest import empties
+    from minirag_store.ingest.operations import oversized_message
+
+    limit = index.config.max_file_size
+    known = empties.load(index.config.db_path)
+    rows = [
+        _row(index, e.source, "file", None, "empty", reason=known[e.source][2])
+        for e in result.files
+        if e.source in known and known[e.source][:2] == (e.size, e.mtime)
+    ]
+    rows += [
+        _row(index, e.source, "file", None, "too_large", reason=oversized_message(e.size, limit))
+        for e in result.oversized
+    ]
+    rows += [_row(index, p.source, "file", None, p.state, reason=p.reason) for p in result.passed]  # type: ignore[arg-type]
+    return [row for row in rows if scope_matches(row["source"], scopes)]
+
+
+def list_files(
+    index: Stored, scope: str | Sequence[str] | None = None, *, ignored: bool = False
+) -> ListResult:
+    """Files under the roots (within ``scope``) with their state, then data/url sources;
+    ``ignored``: also what the scan skips by rule, each with the rule."""
     from minirag_chunker import SCHEME_VERSION
 
     from minirag_store.convert.formats import IMAGE_EXTENSIONS
@@ -64,7 +105,7 @@ def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListR
     from minirag_store.ingest.scan import scan
 
     scopes = normalize_scopes(scope)
-    result = scan(index.config, None)
+    result = scan(index.config, None, ignored=ignored)
     metas: dict[str, Any] = {}
     # A new index without its table yet lists every file as not ingested at once; opening
     # the table would import LanceDB (seconds, while the warm-up imports it) and create it.
@@ -72,12 +113,15 @@ def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListR
         metas = index.table().source_meta(wait=False)  # a sync's commit is not awaited
     rows: list[FileRow] = []
     seen: set[str] = set()
+    passed = {row["source"]: row for row in _passed_over(index, result, scopes)}
     for entry in sorted(result.files, key=lambda e: e.source):
         seen.add(entry.source)
         if scope_matches(entry.source, scopes):
             meta = metas.get(entry.source)
+            empty = passed.pop(entry.source, None)  # indexed since: its state wins
+            empty = empty if meta is None else None
             state = file_state(entry, meta, SCHEME_VERSION)
-            rows.append(_row(index, entry.source, "file", meta, state))
+            rows.append(empty or _row(index, entry.source, "file", meta, state))
     others: list[FileRow] = []
     for source in sorted(metas):
         meta = metas[source]
@@ -89,7 +133,9 @@ def list_files(index: Stored, scope: str | Sequence[str] | None = None) -> ListR
             )
             others.append(_row(index, source, meta.source_type, meta, state))
         elif Path(source).suffix.lower() in IMAGE_EXTENSIONS and os.path.isfile(source):
+            passed.pop(source, None)  # listed once: as indexed and unreadable
             rows.append(_row(index, source, "file", meta, "unreadable"))
+    rows += sorted(passed.values(), key=lambda row: row["source"])
     listing: ListResult = {"files": rows + others}
     warnings = [str(w) for w in result.warnings]
     if warnings:

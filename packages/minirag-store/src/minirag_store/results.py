@@ -36,6 +36,7 @@ __all__ = [
     "QueryTrimmed",
     "ReadResult",
     "SearchHit",
+    "SlowFile",
     "SourceSummary",
     "StatusResult",
     "SyncStarted",
@@ -43,7 +44,17 @@ __all__ = [
 ]
 
 JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
-FileState = Literal["ingested", "stale", "stale_scheme", "not_ingested", "unreadable"]
+FileState = Literal[
+    "ingested",
+    "stale",
+    "stale_scheme",
+    "not_ingested",
+    "unreadable",
+    "empty",  # read by a sync, no text in it (``reason``): skipped until the file changes
+    "unsupported",  # a type minirag does not read (``reason`` names it)
+    "too_large",  # over MAX_FILE_SIZE (``reason`` gives the size and the limit)
+    "ignored",  # skipped by a rule (``reason`` names it); listed only when asked (``all``)
+]
 SourceType = Literal["file", "data", "url"]
 
 
@@ -209,6 +220,7 @@ class FileRow(TypedDict):
     state: FileState
     chunkCount: int
     ocrEngine: str
+    reason: NotRequired[str]  # why it is not indexed: empty, unsupported, too_large, ignored
 
 
 class DocumentRow(TypedDict):
@@ -230,7 +242,9 @@ class ListResult(TypedDict):
 
 
 class JobCounts(TypedDict):
-    """Live counters of a sync job."""
+    """Live counters of a sync job. ``skipped`` covers files left as they are: unchanged
+    since the last sync, holding no text (empty), or excluded (over MAX_FILE_SIZE); each
+    empty or excluded one has its reason in ``errors``."""
 
     scanned: int
     ingested: int
@@ -238,6 +252,7 @@ class JobCounts(TypedDict):
     deleted: int
     unreadable: int
     failed: int
+    unsupported: int  # files of a type minirag does not read (counted in ``scanned`` too)
 
 
 class JobError(TypedDict):
@@ -255,6 +270,20 @@ class JobFiles(TypedDict):
     deleted: list[str]
     unreadable: list[str]
     failed: list[str]  # each one's reason is in errors
+    unsupported: list[str]
+
+
+class SlowFile(TypedDict):
+    """One of a sync's slowest files and where its time went (measured, in seconds)."""
+
+    source: str
+    seconds: float  # the parts below added up (time queued or committing not included)
+    convertSeconds: float  # converting it to markdown in a worker, OCR included
+    ocrPages: int  # pages (image frames) OCRed ...
+    ocrSeconds: float  # ... and the time they took
+    chunkSeconds: float  # cutting it into chunks
+    embedSeconds: float  # its share of the embedding batches its chunks were in
+    chunks: int
 
 
 class JobStatus(TypedDict):
@@ -272,6 +301,7 @@ class JobStatus(TypedDict):
     # names every file; a background job names the first jobs.MAX_ERRORS of each outcome.
     files: NotRequired[JobFiles]
     filesOmitted: NotRequired[int]  # names left out of ``files`` (their counts still hold)
+    slowest: NotRequired[list[SlowFile]]  # once finished: the files that took longest
 
 
 class WatchBatch(TypedDict):
@@ -340,8 +370,10 @@ class Progress:
 
     done: int  # files finished (ingested, skipped, failed ...)
     total: int | None  # files to look at, once the scan has counted them
-    current: str | None  # the source being worked on
+    current: str | None  # the source last finished
     counts: JobCounts
+    chunks: int = 0  # chunks written so far
+    reading: str | None = None  # the file being converted (in a pool: longest in flight)
 
 
 ProgressCallback = Callable[[Progress], None]

@@ -25,6 +25,7 @@ from minirag_store.errors import ConfigError
 from minirag_store.index.loading import MODEL, existing_table, new_table, preload
 from minirag_store.index.storage.connection import store_errors_on
 from minirag_store.index.storage.schema import check_dims
+from minirag_store.listing import list_documents, list_files  # light: a scan, the summary
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
@@ -398,18 +399,17 @@ class Index:
 
         return page_image(self, source, page, file_path=file_path, scale=scale, max_width=max_width)
 
-    def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
-        """Files on disk under the roots with their state, plus indexed data/url sources."""
+    def list_files(
+        self, scope: str | Sequence[str] | None = None, *, ignored: bool = False
+    ) -> ListResult:
+        """Files under the roots with their state (``ignored``: what rules skip too), plus
+        indexed data/url sources: listing.list_files."""
         self._check()
-        from minirag_store.listing import list_files
-
-        return list_files(self, scope)
+        return list_files(self, scope, ignored=ignored)
 
     def documents(self) -> list[DocumentRow]:
         """The indexed documents still there to read (MCP resources): listing.list_documents."""
         self._check()
-        from minirag_store.listing import list_documents
-
         return list_documents(self)
 
     def delete_file(

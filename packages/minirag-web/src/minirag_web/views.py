@@ -27,7 +27,10 @@ PAGE_HITS = 10
 #: Chunks shown on each side of a hit when it opens; "More around it" adds as many.
 AROUND = 2
 #: File states in the order the files view counts them ("failed"/"skipped": the syncs').
-STATES = ("ingested", "failed", "skipped", "stale", "stale_scheme", "not_ingested", "unreadable")
+#: The states a row can show: the listing's, and what the syncs seen here noted (failed,
+#: skipped). Files not indexed with a known reason (empty, unsupported, too large) follow.
+STATES = ("ingested", "failed", "skipped", "stale", "stale_scheme", "not_ingested", "unreadable",
+          "empty", "unsupported", "too_large")  # fmt: skip
 #: Widest page image asked for: twice a column's CSS width, sharp on a high-density screen.
 IMAGE_WIDTH = 1100
 
@@ -129,8 +132,8 @@ async def files(request: Request, site: Site, session: Session) -> Response:
     notes = site.syncs.notes()
     rows = []
     for row in listing["files"]:
-        state, why = row["state"], None
-        if row["source"] in notes and state != "ingested":
+        state, why = row["state"], row.get("reason")  # the listing's own reason wins
+        if row["source"] in notes and state != "ingested" and why is None:
             state, why = notes[row["source"]]
         rows.append({**row, "state": state, "why": why})
     counts = Counter(row["state"] for row in rows)

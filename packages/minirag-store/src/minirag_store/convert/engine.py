@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.convert.marks import Mark
 from minirag_store.convert.titles import mark_code_lines
-from minirag_store.errors import ConversionError
+from minirag_store.errors import ConversionError, EmptyDocumentError
 
 if TYPE_CHECKING:
     from markitdown import MarkItDown
@@ -97,7 +97,7 @@ def finish(markdown: str, what: str) -> str:
     nothing readable is left."""
     text = strip_data_images(printable(markdown.replace("\r\n", "\n")))
     if not text.strip():
-        raise ConversionError(f"{what} holds no text to index (the converter produced nothing)")
+        raise EmptyDocumentError(f"{what} holds no text to index (the converter produced nothing)")
     return text
 
 
