@@ -14,7 +14,7 @@ from minirag_web.access import OneTimeSecret, OpenGate, TokenGate
 from minirag_web.app import CSP, create_app
 from minirag_web.joblog import SyncLog
 from starlette.testclient import TestClient
-from web_testlib import BROKEN
+from web_testlib import BROKEN, UNSUPPORTED
 
 SECRET = "one-time-secret-for-the-tests"
 FULL = "full-token-0123456789abcdef"
@@ -201,6 +201,14 @@ def test_the_files_view_counts_filters_and_says_why_a_file_failed(signed_in):
     assert signed_in.get("/files?state=bogus").status_code == 400
 
 
+def test_the_files_view_lists_unsupported_files_with_the_reason(signed_in):
+    page = signed_in.get("/files").text
+    assert "1 unsupported" in page
+    shown = signed_in.get("/files?state=unsupported").text
+    assert UNSUPPORTED in shown and "unsupported file type .rtf" in shown
+    assert BROKEN not in shown
+
+
 def test_posts_need_the_same_origin_and_the_csrf_token(indexed):
     app = create_app(indexed["index"], OpenGate())
     c = client(app)
@@ -244,7 +252,8 @@ def test_a_full_token_starts_a_sync_and_its_events_end_with_done(team):
     assert "event: progress" in text and '"scanned"' in text
     assert text.rstrip().endswith("event: done\ndata: {}")
     page = writer.get(started.headers["location"]).text
-    assert re.search(r'data-field="state"[^>]*>succeeded<', page)
+    # The corpus holds a broken PDF: a sync with a failed file ends "failed", saying so.
+    assert re.search(r'data-field="state"[^>]*>failed<', page)
 
 
 def test_signing_out_ends_the_session(team):

@@ -35,11 +35,13 @@ misses a document the user says exists.
 Gives back a jobId at once; the sync runs in the background: poll sync_status with it \
 to follow its counts until it ends.""",
     "sync_status": """\
-Live state of a sync started by sync_start: `state` (pending, running, succeeded, failed, \
-cancelled), `counts` (scanned, ingested, skipped, deleted, unreadable, failed) and one \
-entry in `errors` per file that could not be indexed (the first 100; `errorsOmitted` \
-counts any more). Poll every few seconds while state \
-is pending or running.""",
+Live state of a sync started by sync_start: `state` (pending, running, succeeded, failed \
+(also when some files failed: `error` says how many), cancelled), `counts` (scanned, \
+ingested, skipped (unchanged, empty or over MAX_FILE_SIZE), deleted, unreadable, failed, \
+unsupported (types not read)) and one entry in `errors` per file that could not be \
+indexed or was skipped with a reason (the first 100; `errorsOmitted` counts any more); \
+once ended, `files` by outcome and `slowest` (where the longest files' time went). Poll \
+every few seconds while state is pending or running.""",
     "ingest_file": """\
 Index one file now, or re-index it, replacing what was indexed for it before. Use it for \
 a single file the user points at; use sync_start for folders. Gives back the source, \

@@ -24,7 +24,14 @@ from minirag_store.errors import ConversionError, EmptyDocumentError
 if TYPE_CHECKING:
     from markitdown import MarkItDown
 
-__all__ = ["Converted", "finish", "markitdown_convert", "printable", "strip_data_images"]
+__all__ = [
+    "Converted",
+    "finish",
+    "load_engine",
+    "markitdown_convert",
+    "printable",
+    "strip_data_images",
+]
 
 #: C0 and C1 control characters but tab, line feed, form feed (a PDF's page break) and
 #: carriage return (line ends are normalised after), and DEL: what a PDF's font without a
@@ -70,6 +77,12 @@ def _engine() -> MarkItDown:
 
             _markitdown = MarkItDown(enable_plugins=False)
         return _markitdown
+
+
+def load_engine() -> None:
+    """Create the process's markitdown instance now, if not yet: a caller timing one
+    file's conversion keeps this one-off cost (seconds, once per process) out of it."""
+    _engine()
 
 
 def strip_data_images(markdown: str) -> str:
