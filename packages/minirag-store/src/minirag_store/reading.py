@@ -116,13 +116,18 @@ def read_source(
     from_chunk: int = FIRST_CHUNK_INDEX,
     page: int | None = None,
     slide: int | None = None,
+    max_tokens: int | None = None,
 ) -> ReadResult:
     """The document reconstructed as markdown, section by section, from chunk
-    ``from_chunk`` on, as far as RAG_MAX_RESPONSE_TOKENS allows (:mod:`minirag_store.budget`:
+    ``from_chunk`` on, as far as ``max_tokens`` allows (None: RAG_MAX_RESPONSE_TOKENS, a
+    model's context; 0: the whole rest, a terminal) (:mod:`minirag_store.budget`:
     ``nextChunk`` says where the rest starts). With ``page`` or ``slide``: only the
     chunks on that page of a PDF or slide of a deck (as their locators say)."""
+    from minirag_store.arguments import check_max_tokens
     from minirag_store.budget import fit_read
 
+    budget = index.config.max_response_tokens if max_tokens is None else max_tokens
+    budget = check_max_tokens(budget)
     source = document_source(index, source, file_path)
     from_chunk = check_from_chunk(from_chunk)
     place = check_place(page, slide)
@@ -152,13 +157,15 @@ def read_source(
     if place is not None:
         base[place[0]] = place[1]  # type: ignore[literal-required]
     rows = rows[from_chunk - start :]
+    if budget == 0:
+        return {**base, "text": _markdown(rows)}
     bodies = [r["text"][r["body_start"] :] for r in rows]
     return fit_read(
         base,
         lambda stop: _markdown(rows[: stop - from_chunk]),
         bodies,
         first=from_chunk,
-        budget=index.config.max_response_tokens,
+        budget=budget,
         count=index.token_counter(),
         place=f", {place[0]}={place[1]}" if place else "",
     )

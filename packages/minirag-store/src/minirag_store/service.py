@@ -376,11 +376,20 @@ class Index:
         from_chunk: int = FIRST_CHUNK_INDEX,
         page: int | None = None,
         slide: int | None = None,
+        max_tokens: int | None = None,
     ) -> ReadResult:
-        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``, fitted
+        to ``max_tokens`` as :meth:`query` is (None: RAG_MAX_RESPONSE_TOKENS; 0: whole):
+        read_source."""
         self._check()
         return read_source(
-            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+            self,
+            source,
+            file_path=file_path,
+            from_chunk=from_chunk,
+            page=page,
+            slide=slide,
+            max_tokens=max_tokens,
         )
 
     def page_image(
