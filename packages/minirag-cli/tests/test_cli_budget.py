@@ -93,10 +93,10 @@ def test_query_serves_top_k_without_a_budget(invoke, indexed):
     assert whole.code == 0, whole.stderr
     data = whole.json()
     assert "trimmed" not in data and len(chunks_held(data)) == 40
-    fitted = invoke(*query, "--max-tokens", "6000").json()  # what an MCP client gets
-    assert fitted["trimmed"]["maxTokens"] == 6000
+    fitted = invoke(*query, "--max-tokens", "1000").json()
+    assert fitted["trimmed"]["maxTokens"] == 1000
     assert len(json.dumps(fitted)) < len(json.dumps(data))
-    assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "6000"}).json() == fitted
+    assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "1000"}).json() == fitted
 
 
 def test_a_max_tokens_too_small_is_refused(invoke, indexed):
