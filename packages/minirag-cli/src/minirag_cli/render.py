@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import typer
+from minirag_store.highlight import query_terms, term_spans
 from minirag_store.locators import describe
-from minirag_web.highlight import query_terms, term_spans
 
 if TYPE_CHECKING:
     from minirag_store.results import (

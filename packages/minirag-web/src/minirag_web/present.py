@@ -21,9 +21,8 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
+from minirag_store.highlight import query_terms, term_spans
 from minirag_store.locators import describe
-
-from minirag_web.highlight import query_terms, term_spans
 
 __all__ = ["markdown", "mask", "passage", "status_rows"]
 
