@@ -192,3 +192,24 @@ def test_rate_clock_ignores_the_first_burst_and_averages_the_run():
     assert clock.rate(40, 80) == ""  # a burst 10 ms in: no honest rate yet
     assert clock.rate(40, 80) == "20.0 files/s, 0:00:02 left"
     assert clock.rate(80, 80) == "20.0 files/s"
+
+
+def test_a_passage_shows_no_machine_marker_and_a_heading_no_link_target(capsys):
+    result = {
+        "results": [
+            {
+                "src": 0,
+                "chunkIndex": 3,
+                "locator": {"headingPath": "Notes > [History](https://example.org/h?x=1)"},
+                "text": "<!-- Slide number: 6 -->\n\nThe program reports progress.\n",
+            }
+        ],
+        "sources": [{"displayPath": "deck.pptx", "root": 0}],
+        "roots": ["/docs"],
+        "parents": [],
+    }
+    show_query(result, "progress")
+    out = capsys.readouterr().out
+    assert "Slide number" not in out and "<!--" not in out
+    assert "§ Notes > History" in out and "example.org" not in out
+    assert "The program reports progress." in out

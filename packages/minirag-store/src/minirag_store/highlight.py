@@ -1,7 +1,13 @@
-"""Where a query's words occur in a passage, so a search can highlight them.
+"""What a person sees of a passage: the query's words marked, the machine's markers gone.
 
 Shared by both places a person reads hits: ``minirag-cli query`` (in the terminal) and the
 web page's search and read views (*shared*: the shells import it).
+
+Markers: conversion leaves HTML comments on lines of their own for the machine (``<!--
+page 70: OCR (tesseract) -->``, markitdown's ``<!-- Slide number: 6 -->``); the stored
+text keeps them (locators and reading rely on them), a reader is not shown them
+(:func:`without_markers`). A heading path may hold a link (``[A Short History of
+Microsoft](https://www.bing.com/...)``): a reader sees its text (:func:`heading_text`).
 
 It only decides what a person's eye is drawn to, never what is found. A passage word is
 marked when it is a query word, case aside, or has the same stem: ``timeouts`` for
@@ -18,8 +24,13 @@ from __future__ import annotations
 import re
 
 from minirag_store.index.text.language import stem
+from minirag_store.index.text.readable import readable
 
-__all__ = ["query_terms", "term_spans"]
+__all__ = ["heading_text", "query_terms", "term_spans", "without_markers"]
+
+#: A line that is one HTML comment, the way converters write their markers.
+_MARKER_LINE = re.compile(r"^[ \t]*<!--.*?-->[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 _WORD = re.compile(r"\w+")
 #: Words too common to be worth highlighting (English and Russian function words).
@@ -52,3 +63,24 @@ def term_spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
         if word in terms or (len(word) > 1 and _stem(word) in terms):
             spans.append(match.span())
     return spans
+
+
+def without_markers(text: str) -> str:
+    """``text`` without the lines that are only an HTML comment, outside code fences (a
+    comment in a fenced HTML sample is content); blank lines left doubled are folded."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _MARKER_LINE.match(line):
+            continue
+        if not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+    return "\n".join(out).strip("\n") if len(out) != len(text.split("\n")) else text
+
+
+def heading_text(heading: str) -> str:
+    """A heading path as a reader reads it: link and image markup reduced to their text."""
+    return readable(heading)

@@ -44,7 +44,7 @@ async def search(request: Request, site: Site, session: Session) -> Response:
         )
         context |= {
             "hits": present.hits(result, query),
-            "sources": [{**s, "places": present.places(s)} for s in result["sources"]],
+            "sources": present.sources(result),
             "notice": result.get("notice"),
             "more": min(k + PAGE_HITS, TOP_K.maximum)
             if len(result["results"]) >= k and k < TOP_K.maximum
@@ -154,7 +154,7 @@ async def files(request: Request, site: Site, session: Session) -> Response:
         "needle": needle,
         "warnings": listing.get("warnings", []),
         "removed": request.query_params.get("removed"),
-        "removed_chunks": request.query_params.get("chunks"),
+        "removed_chunks": whole(request, "chunks"),
     }
     return site.page(request, "files.html", context, session=session)
 
