@@ -347,13 +347,25 @@ def ui(
         bool, typer.Option("--browser/--no-browser", help="Open the page in your browser.")
     ] = True,
     *,
+    link: Annotated[
+        bool,
+        typer.Option(
+            "--link",
+            help="Print a new sign-in link for the page already running over this index "
+            "(its cookie is gone, another browser) and exit.",
+        ),
+    ] = False,
     shared: Shared,
 ) -> None:
     """Search, read and watch the index in your browser, until Ctrl-C: serves it on
-    127.0.0.1 and prints a link that signs you in once (a one-time secret)."""
-    from minirag_web.local import serve_local
+    127.0.0.1 and prints a link that signs you in once (a one-time secret);
+    `minirag-cli ui --link` prints another while it runs."""
+    from minirag_web.local import new_link, serve_local
 
     with shared.open_index() as index:
+        if link:
+            typer.echo(new_link(index))
+            return
         serve_local(
             index, port=port, open_browser=browser, say=lambda line: typer.echo(line, err=True)
         )
