@@ -1,4 +1,5 @@
-"""Reading back what is indexed: neighbours of a chunk, a whole source, and deletion.
+"""Reading back what is indexed: neighbours of a chunk, a whole source, deletion, and
+exclusion (deletion that lasts: a rule in the root's ``.miniragignore``).
 
 Each names its document by exactly one of a file path (checked to lie inside a root) or a
 source key. Every look-up is by ``source`` (a BTREE-indexed column), never a table scan.
@@ -10,6 +11,8 @@ not per chunk.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import (
@@ -23,13 +26,26 @@ from minirag_store.arguments import (
 )
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 from minirag_store.locators import Place, decode, numbers
-from minirag_store.paths import display_path, source_for_path
-from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
+from minirag_store.paths import display_path, root_of, source_for_path
+from minirag_store.results import (
+    ChunkDict,
+    DeleteResult,
+    ExcludeResult,
+    NeighborsResult,
+    ReadResult,
+)
 
 if TYPE_CHECKING:
     from minirag_store.parts import Readable, Stored, Writable
 
-__all__ = ["delete_source", "document_source", "read_neighbors", "read_source"]
+__all__ = [
+    "EXCLUDE_FILE",
+    "delete_source",
+    "document_source",
+    "exclude_source",
+    "read_neighbors",
+    "read_source",
+]
 
 
 def document_source(index: Stored, source: str | None, file_path: str | None = None) -> str:
@@ -220,6 +236,50 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
             (row["text"], row["body_start"])
         )
     return reconstruct_document(reconstruct_section(pieces) for pieces in sections.values())
+
+
+#: The ignore file :func:`exclude_source` writes in a root (read by ingest/ignore.py).
+EXCLUDE_FILE = ".miniragignore"
+#: gitignore's special characters, escaped so a rule names one file as written.
+_SPECIAL = re.compile(r"([\\*?\[])")
+
+
+def exclude_source(
+    index: Writable, source: str | None, *, file_path: str | None = None
+) -> ExcludeResult:
+    """Keep a file out of the index for good: a rule naming it in its root's
+    ``.miniragignore`` (added once), then its chunks deleted, where ``delete_source``
+    alone lasts until the next sync."""
+    source = document_source(index, source, file_path)
+    root = root_of(index.config, source) if os.path.isabs(source) else None
+    if root is None:
+        raise InvalidArgumentError(
+            f"{source!r} is not a file under a document root: only files can be excluded "
+            "(delete_file removes data and web pages)"
+        )
+    rule = "/" + _gitignore_literal(Path(source).relative_to(root).as_posix())
+    target = root / EXCLUDE_FILE
+    try:
+        held = target.read_text(encoding="utf-8") if target.exists() else ""
+        if rule not in held.splitlines():
+            gap = "" if not held or held.endswith("\n") else "\n"
+            with target.open("a", encoding="utf-8") as out:
+                out.write(f"{gap}{rule}\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidArgumentError(f"cannot write the rule {rule!r} to {target}: {e}") from e
+    deleted = index.table().delete_sources([source])
+    if deleted:
+        index.after_small_write()
+    return {"source": source, "rule": rule, "ignoreFile": str(target), "deletedChunks": deleted}
+
+
+def _gitignore_literal(path: str) -> str:
+    """``path`` as a gitignore pattern that matches only itself."""
+    escaped = _SPECIAL.sub(r"\\\1", path)
+    if escaped.endswith(" "):  # trailing spaces are dropped unless escaped
+        stripped = escaped.rstrip(" ")
+        escaped = stripped + "\\ " * (len(escaped) - len(stripped))
+    return escaped
 
 
 def delete_source(

@@ -199,6 +199,15 @@ class DeleteResult(TypedDict):
     deletedChunks: int
 
 
+class ExcludeResult(TypedDict):
+    """``Index.exclude_file`` (the web page's "Exclude from the index")."""
+
+    source: str
+    rule: str  # the line added to (or already in) the ignore file: `/docs/old.pdf`
+    ignoreFile: str  # the root's .miniragignore it is in
+    deletedChunks: int  # the chunks removed with it (0: it was not indexed)
+
+
 class FileRow(TypedDict):
     """One row of ``list_files``."""
 

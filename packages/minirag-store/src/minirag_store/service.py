@@ -29,6 +29,7 @@ from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
     DocumentRow,
+    ExcludeResult,
     IngestResult,
     JobStatus,
     ListResult,
@@ -430,6 +431,16 @@ class Index:
         from minirag_store.reading import delete_source
 
         return delete_source(self, source, file_path=file_path)
+
+    def exclude_file(
+        self, source: str | None = None, *, file_path: str | None = None
+    ) -> ExcludeResult:
+        """Keep a file out of the index for good: a rule in its root's ``.miniragignore``,
+        then its chunks removed (:func:`minirag_store.reading.exclude_source`)."""
+        self._check()
+        from minirag_store.reading import exclude_source
+
+        return exclude_source(self, source, file_path=file_path)
 
     def after_small_write(self) -> None:
         """Count a single-source write; maintain the table every

@@ -7,6 +7,7 @@ choosing what to show. Every view reads; the one that changes the index (a sync)
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
@@ -76,6 +77,7 @@ async def read(request: Request, site: Site, session: Session) -> Response:
         ]  # fmt: skip
         if got["chunks"]:
             context["doc_title"] = got["chunks"][0]["title"]
+        context["key"] = got["source"]
         if span < NEIGHBORS.maximum:
             context["wider"] = min(span + AROUND, NEIGHBORS.maximum)
         context["span"] = span
@@ -90,8 +92,10 @@ async def read(request: Request, site: Site, session: Session) -> Response:
             "next_chunk": doc.get("nextChunk"),
             "notice": doc.get("notice"),
             "chunk_count": doc["chunkCount"],
+            "key": doc["source"],
         }
-    context |= {"page": page, "slide": slide}
+    context |= {"page": page, "slide": slide, "reindexed": "reindexed" in request.query_params}
+    context["is_file"] = os.path.isabs(context["key"])
     if page is not None:
         context["image"] = await _image(site, source, page)
     return site.page(request, "read.html", context, session=session)
@@ -154,6 +158,8 @@ async def files(request: Request, site: Site, session: Session) -> Response:
         "needle": needle,
         "warnings": listing.get("warnings", []),
         "removed": request.query_params.get("removed"),
+        "excluded": request.query_params.get("excluded"),
+        "rule": request.query_params.get("rule"),
         "removed_chunks": whole(request, "chunks"),
     }
     return site.page(request, "files.html", context, session=session)
