@@ -79,6 +79,7 @@ def measured(results: Path) -> str:
     answers = load(results, "answers")
     languages = load(results, "languages")
     latency = load(results, "sync_latency")
+    tool_list = load(results, "tool_list")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -156,6 +157,7 @@ def measured(results: Path) -> str:
             f"p95 {http['query_p95_ms']:.0f} ms; {http['queries_per_s']:.0f} queries/s",
         ),
         _answers_row(answers),
+        _tool_list_row(tool_list),
         _latency_row(latency),
         (
             f"watch mode: a saved file -> its new text found, over {watch['edits']} edits in "
@@ -193,10 +195,25 @@ def measured(results: Path) -> str:
                 ("answers", answers),
                 ("languages", languages),
                 ("sync_latency", latency),
+                ("tool_list", tool_list),
             )
         ),
     ]
     return "\n".join(lines)
+
+
+def _tool_list_row(tool_list: dict) -> tuple[str, str, str]:
+    """What ``tools/list`` costs every session's context (bench/tool_list.py)."""
+    runs = tool_list["runs"]
+    ours = runs["this"]
+    before = ", ".join(
+        f"{label} {run['total']:,}" for label, run in runs.items() if label != "this"
+    )
+    return (
+        "`tools/list`, read into every session's context: bytes (`bench/tool_list.py`)",
+        "—",
+        f"{ours['total']:,} bytes (target {tool_list['targetBytes']:,}; {before})",
+    )
 
 
 def _latency_row(latency: dict) -> tuple[str, str, str]:

@@ -8,7 +8,6 @@ import pytest
 from minirag_cli.progress import RateClock, rate_and_eta
 from minirag_cli.render import show_job, show_query
 from minirag_cli.tables import show_list, show_status
-from minirag_web.highlight import query_terms, term_spans
 
 #: An SGR sequence that sets a colour (foreground 30-37/90-97, or 38;...), not just bold.
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
@@ -91,22 +90,6 @@ def test_no_color_keeps_emphasis_but_drops_colour(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert not COLOUR.search(out)
     assert "\x1b[1mconnection\x1b[0m" in out  # still bold, as NO_COLOR allows
-
-
-@pytest.mark.parametrize(
-    ("query", "text", "expected"),
-    [
-        ("timeouts", "A Timeout, two timeouts.", ["Timeout", "timeouts"]),
-        ("how to restore the backup", "Restoring backups is slow", ["Restoring", "backups"]),
-        ("индексация документов", "Индексации подлежат документы", ["Индексации", "документы"]),
-        ("MAX_FILE_SIZE", "Set MAX_FILE_SIZE or MAX_FILES", ["MAX_FILE_SIZE"]),
-        ("the of to", "the end of it", []),
-        ("time", "timestamp and time", ["time"]),
-    ],
-)
-def test_term_spans_match_inflections_not_stopwords(query, text, expected):
-    spans = term_spans(text, query_terms(query))
-    assert [text[a:b] for a, b in spans] == expected
 
 
 def _row(display: str, state: str, chunks: int, title: str = "", *, ocr: str = "", kind="file"):
@@ -220,3 +203,24 @@ def test_rate_clock_ignores_the_first_burst_and_averages_the_run():
     assert clock.rate(40, 80) == ""  # a burst 10 ms in: no honest rate yet
     assert clock.rate(40, 80) == "20.0 files/s, 0:00:02 left"
     assert clock.rate(80, 80) == "20.0 files/s"
+
+
+def test_a_passage_shows_no_machine_marker_and_a_heading_no_link_target(capsys):
+    result = {
+        "results": [
+            {
+                "src": 0,
+                "chunkIndex": 3,
+                "locator": {"headingPath": "Notes > [History](https://example.org/h?x=1)"},
+                "text": "<!-- Slide number: 6 -->\n\nThe program reports progress.\n",
+            }
+        ],
+        "sources": [{"displayPath": "deck.pptx", "root": 0}],
+        "roots": ["/docs"],
+        "parents": [],
+    }
+    show_query(result, "progress")
+    out = capsys.readouterr().out
+    assert "Slide number" not in out and "<!--" not in out
+    assert "§ Notes > History" in out and "example.org" not in out
+    assert "The program reports progress." in out

@@ -14,7 +14,9 @@ from minirag_web.access import OneTimeSecret, OpenGate, TokenGate
 from minirag_web.app import CSP, create_app
 from minirag_web.joblog import SyncLog
 from starlette.testclient import TestClient
-from web_testlib import BROKEN, UNSUPPORTED
+from web_testlib import BROKEN, CORPUS, UNSUPPORTED
+
+CORPUS_LUNCH = CORPUS["notes/lunch.txt"]
 
 SECRET = "one-time-secret-for-the-tests"
 FULL = "full-token-0123456789abcdef"
@@ -271,7 +273,7 @@ def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
     assert "Remove from the index" not in read_page
     refused = reader.post("/remove", data={"csrf": csrf_of(read_page), "source": lunch},
                           headers=SAME, follow_redirects=False)  # fmt: skip
-    assert refused.status_code == 403 and "removes a document" in refused.text
+    assert refused.status_code == 403 and "removes or re-indexes a document" in refused.text
     writer = sign_in(team, FULL)
     page = writer.get("/read", params={"source": lunch}).text
     assert "Remove from the index" in page
@@ -290,6 +292,39 @@ def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
         assert again.status_code == 404 and "Traceback" not in again.text
     finally:
         indexed["index"].ingest_file(str(indexed["root"] / lunch))
+
+
+def test_removing_asks_first_and_offers_to_exclude_or_re_index(team, indexed):
+    root, index = indexed["root"], indexed["index"]
+    lunch = "notes/lunch.txt"
+    writer = sign_in(team, FULL)
+    page = writer.get("/read", params={"source": lunch}).text
+    # one click opens the choices, with what each does; none removes by itself
+    panel = page[page.index('<details class="remove">') : page.index("</details>")]
+    assert "Remove from the index…" in panel and "indexes it again" in panel
+    for action in ("remove", "exclude", "reindex"):
+        assert f'name="action" value="{action}"' in panel
+    ignore = root / ".miniragignore"
+    try:
+        (root / lunch).write_text("Team lunch moved to Tuesdays.\n", encoding="utf-8")
+        again = writer.post("/remove", headers=SAME, follow_redirects=False, data={
+            "csrf": csrf_of(page), "source": lunch, "key": str(root / lunch),
+            "action": "reindex"})  # fmt: skip
+        assert again.status_code == 303
+        assert "Tuesdays" in writer.get(again.headers["location"]).text
+        form = {"csrf": csrf_of(page), "source": lunch, "action": "exclude"}
+        out = writer.post("/remove", headers=SAME, follow_redirects=False, data=form)
+        assert out.status_code == 303
+        files = writer.get(out.headers["location"]).text
+        assert f"Excluded {lunch}" in files and "/notes/lunch.txt" in files
+        assert ignore.read_text(encoding="utf-8").splitlines() == ["/notes/lunch.txt"]
+        index.sync()  # the next sync leaves it out
+        assert not [h for h in index.query("team lunch Tuesdays", top_k=8)["sources"]
+                    if h["displayPath"] == lunch]  # fmt: skip
+    finally:
+        ignore.unlink(missing_ok=True)
+        (root / lunch).write_text(CORPUS_LUNCH, encoding="utf-8")
+        index.sync()
 
 
 def test_a_passage_of_chunks_opens_with_all_of_them_marked(signed_in, indexed):

@@ -124,19 +124,19 @@ SYNC_JOB = {
 #: A hit's locator is absent when empty, a source's title when it is the file's name;
 #: score and distance come with explain only, lastChunk only for a passage of chunks.
 QUERY = {
+    # each hit here is the whole of its short section: no `parent`, and `parents` is
+    # empty (a section is sent only beside a part of it: test_store_passages.py)
     "results": [
         {
             "src": "number",
             "chunkIndex": "number",
             "locator": {"headingPath": "string"},
             "text": "string",
-            "parent": "number",
         },
         {
             "src": "number",
             "chunkIndex": "number",
             "text": "string",
-            "parent": "number",
         },
     ],
     "sources": [
@@ -144,7 +144,7 @@ QUERY = {
         {"displayPath": "string", "root": "number"},
     ],
     "roots": ["string"],
-    "parents": ["string"],
+    "parents": [],
 }
 
 NEIGHBORS = {

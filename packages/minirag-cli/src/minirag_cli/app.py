@@ -99,6 +99,16 @@ def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
         fail(job["error"] or f"{verb} {job['state']}")
 
 
+def _terminal_budget(max_tokens: int | None, index: Index) -> int:
+    """The token budget of an answer printed in a terminal: ``--max-tokens``, else
+    RAG_MAX_RESPONSE_TOKENS when the user set it, else none (0): a terminal is not a
+    model's context, and its pager takes the whole."""
+    if max_tokens is not None:
+        return max_tokens
+    config = index.config
+    return config.max_response_tokens if config.max_response_tokens_set else 0
+
+
 def _file_path(path: str | None, index: Index) -> str | None:
     """A file path given on the command line, made absolute (:func:`absolute`)."""
     return None if path is None else absolute(path, index.config.roots)
@@ -225,16 +235,12 @@ def query(
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
     with shared.open_index(resident=False) as index:
         scopes = resolve_scopes(scope, index.config.roots)
-        if max_tokens is None:  # the variable, when set, is a budget the user asked for
-            max_tokens = (
-                index.config.max_response_tokens if index.config.max_response_tokens_set else 0
-            )
         result = index.query(
             text,
             top_k=top_k,
             scope=scopes,
             offset=offset,
-            max_tokens=max_tokens,
+            max_tokens=_terminal_budget(max_tokens, index),
             ask_server=True,
             explain=explain or not shared.json,
         )
@@ -266,6 +272,7 @@ def read_neighbors(
 @with_shared
 def read(
     path: Annotated[str | None, typer.Argument(help="An indexed file.")] = None,
+    *,
     source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
     from_chunk: Annotated[
         int,
@@ -278,14 +285,21 @@ def read(
     slide: Annotated[
         int | None, typer.Option(help="Only this slide of a deck (a hit's slide N).")
     ] = None,
-    *,
+    max_tokens: Annotated[int | None, typer.Option(help=_MAX_TOKENS_HELP)] = None,
     shared: Shared,
 ) -> None:
-    """Print an indexed document (or one page or slide of it) back as Markdown (as much as
-    RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
+    """Print an indexed document (or one page or slide of it) back as Markdown: the whole
+    of it, through your pager on a terminal, as `query` prints every hit (with
+    --max-tokens or RAG_MAX_RESPONSE_TOKENS set, as much as fits, and a warning on stderr
+    says how to read on)."""
     with shared.open_index() as index:
         result = index.read_file(
-            source, file_path=_file_path(path, index), from_chunk=from_chunk, page=page, slide=slide
+            source,
+            file_path=_file_path(path, index),
+            from_chunk=from_chunk,
+            page=page,
+            slide=slide,
+            max_tokens=_terminal_budget(max_tokens, index),
         )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
@@ -352,13 +366,25 @@ def ui(
         bool, typer.Option("--browser/--no-browser", help="Open the page in your browser.")
     ] = True,
     *,
+    link: Annotated[
+        bool,
+        typer.Option(
+            "--link",
+            help="Print a new sign-in link for the page already running over this index "
+            "(its cookie is gone, another browser) and exit.",
+        ),
+    ] = False,
     shared: Shared,
 ) -> None:
     """Search, read and watch the index in your browser, until Ctrl-C: serves it on
-    127.0.0.1 and prints a link that signs you in once (a one-time secret)."""
-    from minirag_web.local import serve_local
+    127.0.0.1 and prints a link that signs you in once (a one-time secret);
+    `minirag-cli ui --link` prints another while it runs."""
+    from minirag_web.local import new_link, serve_local
 
     with shared.open_index() as index:
+        if link:
+            typer.echo(new_link(index))
+            return
         serve_local(
             index, port=port, open_browser=browser, say=lambda line: typer.echo(line, err=True)
         )

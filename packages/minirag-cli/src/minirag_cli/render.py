@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import typer
+from minirag_store.highlight import heading_text, query_terms, term_spans, without_markers
 from minirag_store.locators import describe
-from minirag_web.highlight import query_terms, term_spans
 
 from minirag_cli.progress import relative
 
@@ -243,8 +243,8 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print(_scores(hit), style="dim", end="")
         out.print(_STALE if source.get("stale") else "", style="yellow")
         if heading := locator.get("headingPath"):
-            out.print(f"   § {heading}", style="dim")
-        out.print(_passage(hit["text"], terms), soft_wrap=True)
+            out.print(f"   § {heading_text(heading)}", style="dim")
+        out.print(_passage(without_markers(hit["text"]), terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for src, s in enumerate(result["sources"]):

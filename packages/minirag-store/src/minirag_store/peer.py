@@ -39,7 +39,15 @@ from minirag_store.config import Config
 if TYPE_CHECKING:
     from minirag_store.results import QueryResult
 
-__all__ = ["FILE_NAME", "Answering", "QueryEndpoint", "ask", "fingerprint", "start_endpoint"]
+__all__ = [
+    "FILE_NAME",
+    "Answering",
+    "QueryEndpoint",
+    "ask",
+    "fingerprint",
+    "start_endpoint",
+    "write_private",
+]
 
 FILE_NAME = "query-server.json"
 
@@ -142,7 +150,7 @@ def start_endpoint(index: Answering) -> QueryEndpoint | None:
     }
     target = folder / FILE_NAME
     try:
-        _write_private(target, json.dumps(record))
+        write_private(target, json.dumps(record))
     except OSError:  # a read-only index folder: serve MCP only, the CLI works alone
         server.shutdown()
         server.server_close()
@@ -150,7 +158,7 @@ def start_endpoint(index: Answering) -> QueryEndpoint | None:
     return QueryEndpoint(server, target, token)
 
 
-def _write_private(target: Path, text: str) -> None:
+def write_private(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` atomically, readable by this user only."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -1,4 +1,5 @@
-"""Reading back what is indexed: neighbours of a chunk, a whole source, and deletion.
+"""Reading back what is indexed: neighbours of a chunk, a whole source, deletion, and
+exclusion (deletion that lasts: a rule in the root's ``.miniragignore``).
 
 Each names its document by exactly one of a file path (checked to lie inside a root) or a
 source key. Every look-up is by ``source`` (a BTREE-indexed column), never a table scan.
@@ -10,6 +11,8 @@ not per chunk.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import (
@@ -23,13 +26,25 @@ from minirag_store.arguments import (
 )
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 from minirag_store.locators import Place, decode, numbers
-from minirag_store.paths import display_path, source_for_path
-from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
+from minirag_store.paths import display_path, root_of, source_for_path
+from minirag_store.results import (
+    ChunkDict,
+    DeleteResult,
+    NeighborsResult,
+    ReadResult,
+)
 
 if TYPE_CHECKING:
     from minirag_store.parts import Readable, Stored, Writable
 
-__all__ = ["delete_source", "document_source", "read_neighbors", "read_source"]
+__all__ = [
+    "EXCLUDE_FILE",
+    "delete_source",
+    "document_source",
+    "exclude_source",
+    "read_neighbors",
+    "read_source",
+]
 
 
 def document_source(index: Stored, source: str | None, file_path: str | None = None) -> str:
@@ -116,13 +131,18 @@ def read_source(
     from_chunk: int = FIRST_CHUNK_INDEX,
     page: int | None = None,
     slide: int | None = None,
+    max_tokens: int | None = None,
 ) -> ReadResult:
     """The document reconstructed as markdown, section by section, from chunk
-    ``from_chunk`` on, as far as RAG_MAX_RESPONSE_TOKENS allows (:mod:`minirag_store.budget`:
+    ``from_chunk`` on, as far as ``max_tokens`` allows (None: RAG_MAX_RESPONSE_TOKENS, a
+    model's context; 0: the whole rest, a terminal) (:mod:`minirag_store.budget`:
     ``nextChunk`` says where the rest starts). With ``page`` or ``slide``: only the
     chunks on that page of a PDF or slide of a deck (as their locators say)."""
+    from minirag_store.arguments import check_max_tokens
     from minirag_store.budget import fit_read
 
+    budget = index.config.max_response_tokens if max_tokens is None else max_tokens
+    budget = check_max_tokens(budget)
     source = document_source(index, source, file_path)
     from_chunk = check_from_chunk(from_chunk)
     place = check_place(page, slide)
@@ -152,13 +172,15 @@ def read_source(
     if place is not None:
         base[place[0]] = place[1]  # type: ignore[literal-required]
     rows = rows[from_chunk - start :]
+    if budget == 0:
+        return {**base, "text": _markdown(rows)}
     bodies = [r["text"][r["body_start"] :] for r in rows]
     return fit_read(
         base,
         lambda stop: _markdown(rows[: stop - from_chunk]),
         bodies,
         first=from_chunk,
-        budget=index.config.max_response_tokens,
+        budget=budget,
         count=index.token_counter(),
         place=f", {place[0]}={place[1]}" if place else "",
     )
@@ -213,6 +235,50 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
             (row["text"], row["body_start"])
         )
     return reconstruct_document(reconstruct_section(pieces) for pieces in sections.values())
+
+
+#: The ignore file :func:`exclude_source` writes in a root (read by ingest/ignore.py).
+EXCLUDE_FILE = ".miniragignore"
+#: gitignore's special characters, escaped so a rule names one file as written.
+_SPECIAL = re.compile(r"([\\*?\[])")
+
+
+def exclude_source(
+    index: Writable, source: str | None, *, file_path: str | None = None
+) -> DeleteResult:
+    """Keep a file out of the index for good: a rule naming it in its root's
+    ``.miniragignore`` (added once), then its chunks deleted, where ``delete_source``
+    alone lasts until the next sync."""
+    source = document_source(index, source, file_path)
+    root = root_of(index.config, source) if os.path.isabs(source) else None
+    if root is None:
+        raise InvalidArgumentError(
+            f"{source!r} is not a file under a document root: only files can be excluded "
+            "(delete_file removes data and web pages)"
+        )
+    rule = "/" + _gitignore_literal(Path(source).relative_to(root).as_posix())
+    target = root / EXCLUDE_FILE
+    try:
+        held = target.read_text(encoding="utf-8") if target.exists() else ""
+        if rule not in held.splitlines():
+            gap = "" if not held or held.endswith("\n") else "\n"
+            with target.open("a", encoding="utf-8") as out:
+                out.write(f"{gap}{rule}\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidArgumentError(f"cannot write the rule {rule!r} to {target}: {e}") from e
+    deleted = index.table().delete_sources([source])
+    if deleted:
+        index.after_small_write()
+    return {"source": source, "rule": rule, "ignoreFile": str(target), "deletedChunks": deleted}
+
+
+def _gitignore_literal(path: str) -> str:
+    """``path`` as a gitignore pattern that matches only itself."""
+    escaped = _SPECIAL.sub(r"\\\1", path)
+    if escaped.endswith(" "):  # trailing spaces are dropped unless escaped
+        stripped = escaped.rstrip(" ")
+        escaped = stripped + "\\ " * (len(escaped) - len(stripped))
+    return escaped
 
 
 def delete_source(

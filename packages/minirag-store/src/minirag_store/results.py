@@ -204,10 +204,13 @@ class IngestResult(TypedDict):
 
 
 class DeleteResult(TypedDict):
-    """``delete_file``."""
+    """``delete_file``; with ``exclude`` (the web page's "Exclude from the index") also the
+    rule that keeps the file out."""
 
     source: str
-    deletedChunks: int
+    deletedChunks: int  # 0 when excluding a file that was not indexed
+    rule: NotRequired[str]  # the line in (or added to) the ignore file: `/docs/old.pdf`
+    ignoreFile: NotRequired[str]  # the root's .miniragignore it is in
 
 
 class FileRow(TypedDict):

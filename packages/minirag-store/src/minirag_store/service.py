@@ -166,10 +166,8 @@ class Index:
             return self._embedder_obj
 
     def token_counter(self) -> Callable[[str], int]:
-        """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
-        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session. Never
-        loads the model: without the tokenizer file on disk yet, answers are counted in
-        UTF-8 bytes (one warning), which over-counts: they only come back shorter."""
+        """What RAG_MAX_RESPONSE_TOKENS counts in: the model's counter, else its
+        ``tokenizer.json`` alone (no ONNX session), else UTF-8 bytes (warned once)."""
         config = self.config
         with self._lock:
             if self._embedder_obj is not None:
@@ -194,11 +192,8 @@ class Index:
             return self._counter_obj
 
     def table(self) -> ChunkTable:
-        """The LanceDB chunk table, opened (or created) on first use (exactly once).
-
-        An existing index opens without loading the embedding model, so reads, listings
-        and deletes stay fast; creating a new one needs the model's dimension.
-        """
+        """The LanceDB chunk table, opened (or created) on first use, once. An existing index
+        opens without the model (reads stay fast); a new one needs the model's dimension."""
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
@@ -212,13 +207,9 @@ class Index:
             return self._table_obj
 
     def warm_up(self) -> None:
-        """Load now what the first query needs: the table's search snapshot, the
-        embedding model, and the rest of a search's path (a server calls this in the
-        background as it starts).
-
-        Never creates an index: without one only the model loads. Raises what loading
-        raises (:class:`ConfigError`, :class:`ModelLoadError`, :class:`IndexMismatchError`).
-        """
+        """Load now what the first query needs (search snapshot, model, the rest of a
+        search's path; a server calls it as it starts). Never creates an index: without one
+        only the model loads. Raises what loading raises (ConfigError, ModelLoadError, ...)."""
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
@@ -295,10 +286,7 @@ class Index:
     def ingest_paths(
         self, paths: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> JobStatus:
-        """Ingest files and folders (recursively), re-ingesting what is already there.
-
-        Returns a finished job record: counts plus one error per failed file.
-        """
+        """Ingest files and folders (recursively, again where indexed): the finished job."""
         self._check()
         from minirag_store.ingest.operations import ingest_paths
 
@@ -377,11 +365,19 @@ class Index:
         from_chunk: int = FIRST_CHUNK_INDEX,
         page: int | None = None,
         slide: int | None = None,
+        max_tokens: int | None = None,
     ) -> ReadResult:
-        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``, within
+        ``max_tokens`` as :meth:`query` (None: RAG_MAX_RESPONSE_TOKENS): read_source."""
         self._check()
         return read_source(
-            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+            self,
+            source,
+            file_path=file_path,
+            from_chunk=from_chunk,
+            page=page,
+            slide=slide,
+            max_tokens=max_tokens,
         )
 
     def page_image(
@@ -413,14 +409,16 @@ class Index:
         return list_documents(self)
 
     def delete_file(
-        self, source: str | None = None, *, file_path: str | None = None
+        self, source: str | None = None, *, file_path: str | None = None, exclude: bool = False
     ) -> DeleteResult:
         """Remove a document's chunks (by ``source`` or ``file_path``, exactly one) from the
-        index; the file on disk is untouched."""
+        index; the file on disk is untouched. ``exclude``: first a rule naming the file in
+        its root's ``.miniragignore``, so no later sync indexes it again (reading.py)."""
         self._check()
-        from minirag_store.reading import delete_source
+        from minirag_store.reading import delete_source, exclude_source
 
-        return delete_source(self, source, file_path=file_path)
+        remove = exclude_source if exclude else delete_source
+        return remove(self, source, file_path=file_path)
 
     def after_small_write(self) -> None:
         """Count a single-source write; maintain the table every

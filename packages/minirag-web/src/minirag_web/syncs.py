@@ -61,15 +61,26 @@ async def sync(request: Request, site: Site, session: Session) -> Response:
 
 
 async def remove(request: Request, site: Site, session: Session) -> Response:
-    """``POST /remove`` with ``source=``: the document's chunks leave the index (the file
-    on disk is untouched; the next sync indexes it again while it is under a root)."""
+    """``POST /remove`` with ``source=`` and ``action=``: ``remove`` takes the document's
+    chunks out of the index (the file on disk is untouched; the next sync indexes it again
+    while it is under a root); ``exclude`` also writes a ``.miniragignore`` rule so it stays
+    out; ``reindex`` reads the file again now (``key``: its absolute path)."""
     form = await site.form(request, session)
-    _full_access(session, "removes a document from the index")
-    source = form.get("source", "")
-    gone = await site.call(lambda: site.index.delete_file(source))
-    return RedirectResponse(
-        url(request, "/files", removed=source, chunks=gone["deletedChunks"]), status_code=303
-    )
+    _full_access(session, "removes or re-indexes a document")
+    source, action = form.get("source", ""), form.get("action", "remove")
+    if action == "remove":
+        gone = await site.call(lambda: site.index.delete_file(source))
+        target = url(request, "/files", removed=source, chunks=gone["deletedChunks"])
+    elif action == "exclude":
+        out = await site.call(lambda: site.index.delete_file(source, exclude=True))
+        target = url(request, "/files", excluded=source, rule=out["rule"])
+    elif action == "reindex":
+        key = form.get("key", "")
+        await site.call(lambda: site.index.ingest_file(key))  # a failure: the error page
+        target = url(request, "/read", source=source, reindexed=1)
+    else:
+        raise PageError(400, "action must be remove, exclude or reindex")
+    return RedirectResponse(target, status_code=303)
 
 
 def _follow(site: Site, job_id: str) -> None:

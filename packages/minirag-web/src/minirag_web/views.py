@@ -7,6 +7,7 @@ choosing what to show. Every view reads; the one that changes the index (a sync)
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
@@ -47,7 +48,7 @@ async def search(request: Request, site: Site, session: Session) -> Response:
         )
         context |= {
             "hits": present.hits(result, query),
-            "sources": [{**s, "places": present.places(s)} for s in result["sources"]],
+            "sources": present.sources(result),
             "notice": result.get("notice"),
             "more": min(k + PAGE_HITS, TOP_K.maximum)
             if len(result["results"]) >= k and k < TOP_K.maximum
@@ -79,6 +80,7 @@ async def read(request: Request, site: Site, session: Session) -> Response:
         ]  # fmt: skip
         if got["chunks"]:
             context["doc_title"] = got["chunks"][0]["title"]
+        context["key"] = got["source"]
         if span < NEIGHBORS.maximum:
             context["wider"] = min(span + AROUND, NEIGHBORS.maximum)
         context["span"] = span
@@ -93,8 +95,10 @@ async def read(request: Request, site: Site, session: Session) -> Response:
             "next_chunk": doc.get("nextChunk"),
             "notice": doc.get("notice"),
             "chunk_count": doc["chunkCount"],
+            "key": doc["source"],
         }
-    context |= {"page": page, "slide": slide}
+    context |= {"page": page, "slide": slide, "reindexed": "reindexed" in request.query_params}
+    context["is_file"] = os.path.isabs(context["key"])
     if page is not None:
         context["image"] = await _image(site, source, page)
     return site.page(request, "read.html", context, session=session)
@@ -157,7 +161,9 @@ async def files(request: Request, site: Site, session: Session) -> Response:
         "needle": needle,
         "warnings": listing.get("warnings", []),
         "removed": request.query_params.get("removed"),
-        "removed_chunks": request.query_params.get("chunks"),
+        "excluded": request.query_params.get("excluded"),
+        "rule": request.query_params.get("rule"),
+        "removed_chunks": whole(request, "chunks"),
     }
     return site.page(request, "files.html", context, session=session)
 
