@@ -12,7 +12,6 @@ import re
 import pytest
 from minirag_web.access import OneTimeSecret, OpenGate, TokenGate
 from minirag_web.app import CSP, create_app
-from minirag_web.joblog import SyncLog
 from starlette.testclient import TestClient
 from web_testlib import BROKEN, CORPUS, UNSUPPORTED
 
@@ -32,13 +31,10 @@ def client(app) -> TestClient:
 @pytest.fixture(scope="module")
 def local(indexed):
     """The page as ``minirag-cli ui`` serves it (one-time secret, loopback Host check)."""
-    log = SyncLog()
-    log.record(indexed["job"])  # the module's sync: what the files view knows failed
     app = create_app(
         indexed["index"],
         OneTimeSecret(SECRET),
         allowed_hosts=["127.0.0.1", "localhost"],
-        sync_log=log,
     )
     return app
 
@@ -201,6 +197,35 @@ def test_the_files_view_counts_filters_and_says_why_a_file_failed(signed_in):
     by_path = signed_in.get("/files?path=COOLING").text
     assert "specs/cooling.md" in by_path and BROKEN not in by_path
     assert signed_in.get("/files?state=bogus").status_code == 400
+
+
+def test_health_shows_the_last_sync_whoever_ran_it(indexed):
+    # A page that started no sync itself (a fresh app: `ui`'s start-up sync is the
+    # watcher's, a client's or the CLI's) still shows the index's last sync.
+    app = create_app(indexed["index"], OneTimeSecret("a-fresh-secret-for-health"))
+    c = client(app)
+    assert c.get("/login?secret=a-fresh-secret-for-health").status_code == 200
+    page = c.get("/health").text
+    assert "No sync started from this page" not in page
+    last = page[page.index('id="last-sync"') :]
+    assert "Last sync, by minirag-cli" in last and "failed" in last
+    assert BROKEN in last and "UTC" in last
+
+
+def test_counts_agree_across_removals_and_processes(indexed):
+    # One account of the files: a removal does not turn the failed file into "not
+    # ingested", and a page that watched no sync counts what the one that did counts.
+    fresh = client(create_app(indexed["index"], OneTimeSecret("another-fresh-secret-xyz")))
+    fresh.get("/login?secret=another-fresh-secret-xyz")
+    first = fresh.get("/files").text
+    assert "1 failed" in first
+    index, root = indexed["index"], indexed["root"]
+    try:
+        index.delete_file("notes/lunch.txt")
+        after = fresh.get("/files").text
+        assert "1 failed" in after and "1 not ingested" in after
+    finally:
+        index.ingest_file(str(root / "notes/lunch.txt"))
 
 
 def test_the_files_view_lists_unsupported_files_with_the_reason(signed_in):

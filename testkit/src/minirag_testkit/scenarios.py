@@ -177,6 +177,7 @@ LISTING = {
             "state": "string",
             "chunkCount": "number",
             "ocrEngine": "string",
+            "reason": "string",  # failed (the sync's error) or unsupported (memo.rtf): why
         },
         {
             "source": "string",
@@ -186,7 +187,6 @@ LISTING = {
             "state": "string",
             "chunkCount": "number",
             "ocrEngine": "string",
-            "reason": "string",  # unsupported (memo.rtf), with why
         },
     ]
 }
@@ -231,6 +231,24 @@ STATUS = {
     "authMode": "null",
     "httpConfigError": "null",
     "instructionsTruncated": "boolean",
+    "lastSync": {  # the index's record of its last sync, whoever ran it
+        "origin": "string",
+        "jobId": "string",
+        "state": "string",
+        "startedAt": "string",
+        "finishedAt": "string",
+        "counts": {
+            "scanned": "number",
+            "ingested": "number",
+            "skipped": "number",
+            "deleted": "number",
+            "unreadable": "number",
+            "failed": "number",
+            "unsupported": "number",
+        },
+        "error": "string",
+        "errors": [{"source": "string", "error": "string"}],
+    },
 }
 
 #: The story, in order (later steps see what earlier ones wrote).

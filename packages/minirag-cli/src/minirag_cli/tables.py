@@ -18,6 +18,7 @@ _STATE_STYLE = {
     "stale_scheme": "yellow",
     "not_ingested": "dim",
     "unreadable": "red",
+    "failed": "red",
     "empty": "dim",
     "unsupported": "dim",
     "too_large": "yellow",
@@ -54,6 +55,7 @@ _STATUS_LABELS = {
     "watch": "watch setting",
     "watchMode": "watching here",
     "watchNote": "why it polls",
+    "lastSync": "last sync",
 }
 #: settings whose ``None`` means something a person should see ("unset"); any other field
 #: that is ``None`` (no warning, a server's transport) is left out of the table.
@@ -102,6 +104,18 @@ def show_list(result: ListResult) -> None:
     out.print(f"{len(rows)} entries" + (f": {summary}" if summary else ""))
 
 
+def _last_sync(last: Any) -> str:
+    """``failed, by minirag-cli, 2026-12-07 04:50 UTC: 3 ingested, 1 failed`` (the index's
+    record of its last sync, whoever ran it)."""
+    when = (last.get("finishedAt") or "")[:16].replace("T", " ")
+    counts = ", ".join(f"{n} {k}" for k, n in last.get("counts", {}).items() if n)
+    from minirag_store.results import SYNC_ORIGINS
+
+    line = f"{last['state']}, by {SYNC_ORIGINS.get(last['origin'], last['origin'])}"
+    line += f", {when} UTC" if when else ""
+    return line + (f": {counts}" if counts else "")
+
+
 def _value(value: Any) -> str:
     if value is None:
         return "unset"
@@ -121,5 +135,6 @@ def show_status(result: StatusResult) -> None:
     keys = [k for k in _STATUS_LABELS if k in data] + [k for k in data if k not in _STATUS_LABELS]
     for key in keys:
         style = "bold red" if key in _PROBLEMS else "yellow" if key in _WARNINGS else None
-        table.add_row(_STATUS_LABELS.get(key, key), _value(data[key]), style=style)
+        value = _last_sync(data[key]) if key == "lastSync" else _value(data[key])
+        table.add_row(_STATUS_LABELS.get(key, key), value, style=style)
     console().print(table)

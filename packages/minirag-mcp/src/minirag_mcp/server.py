@@ -22,7 +22,6 @@ from typing import Any
 
 from fastmcp import FastMCP
 from minirag_store import Index
-from minirag_store.results import WatchBatch
 
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
@@ -145,7 +144,7 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
                 host_origin_protection=True,
                 allowed_hosts=list(http.allowed_hosts),
                 allowed_origins=list(http.allowed_origins),
-                middleware=[_web_page(index, http, serving, readiness)],
+                middleware=[_web_page(index, http, serving)],
             )
         else:
             _exit_on_interrupt(stop)
@@ -154,21 +153,11 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
         stop()
 
 
-def _web_page(index: Index, http: HttpSettings, serving: Serving, readiness: Readiness) -> Any:
-    """The web page at /ui/ (:mod:`minirag_mcp.webui`); the watcher's batches reach its
-    files view too (after the resource notifications they already feed)."""
-    from minirag_mcp.webui import watched, web_ui
+def _web_page(index: Index, http: HttpSettings, serving: Serving) -> Any:
+    """The web page at /ui/ (:mod:`minirag_mcp.webui`)."""
+    from minirag_mcp.webui import web_ui
 
-    middleware, log = web_ui(index, http, serving)
-    notify = readiness.on_batch
-
-    def on_batch(batch: WatchBatch) -> None:
-        if notify is not None:
-            notify(batch)
-        watched(log, batch)
-
-    readiness.on_batch = on_batch
-    return middleware
+    return web_ui(index, http, serving)
 
 
 def _exit_on_interrupt(stop_serving: Callable[[], None]) -> None:

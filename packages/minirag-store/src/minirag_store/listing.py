@@ -9,6 +9,8 @@ comparison (no hashing, no per-file query), so listing a large tree stays cheap:
 * ``stale_scheme``  indexed with an older chunking scheme, or before locators (a sync
   re-cuts it);
 * ``not_ingested``  on disk, not in the index;
+* ``failed``        on disk, not in the index: the last sync that tried it could not read
+  it (``reason``: the error; :mod:`.ingest.record`);
 * ``unreadable``    an indexed image still on disk while the OCR add-on is missing;
 * ``empty``         a sync read it and found no text (until it changes, :mod:`.ingest.empties`);
 * ``unsupported``   a type minirag does not read;
@@ -16,7 +18,7 @@ comparison (no hashing, no per-file query), so listing a large tree stays cheap:
 * ``ignored``       (only when asked) a file or folder a rule skips: a dot-name, a
   ``.gitignore`` / ``.miniragignore`` line, ``node_modules``, the index folder.
 
-The last four carry a ``reason``: a user can tell "not supported" from "missed".
+These and ``failed`` carry a ``reason``: a user can tell "not supported" from "missed".
 
 Indexed data and URL sources follow the files (they have no file to compare with).
 """
@@ -102,6 +104,7 @@ def list_files(
     from minirag_store.convert.formats import IMAGE_EXTENSIONS
     from minirag_store.index.storage.connection import table_absent
     from minirag_store.index.storage.schema import TABLE_NAME
+    from minirag_store.ingest.record import failed_files
     from minirag_store.ingest.scan import scan
 
     scopes = normalize_scopes(scope)
@@ -114,6 +117,7 @@ def list_files(
     rows: list[FileRow] = []
     seen: set[str] = set()
     passed = {row["source"]: row for row in _passed_over(index, result, scopes)}
+    failed = failed_files(index.config.db_path)  # what syncs could not read, and why
     for entry in sorted(result.files, key=lambda e: e.source):
         seen.add(entry.source)
         if scope_matches(entry.source, scopes):
@@ -121,7 +125,10 @@ def list_files(
             empty = passed.pop(entry.source, None)  # indexed since: its state wins
             empty = empty if meta is None else None
             state = file_state(entry, meta, SCHEME_VERSION)
-            rows.append(empty or _row(index, entry.source, "file", meta, state))
+            row = empty or _row(index, entry.source, "file", meta, state)
+            if state == "not_ingested" and entry.source in failed:
+                row = {**row, "state": "failed", "reason": failed[entry.source]}
+            rows.append(row)
     others: list[FileRow] = []
     for source in sorted(metas):
         meta = metas[source]

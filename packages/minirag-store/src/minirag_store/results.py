@@ -44,11 +44,21 @@ __all__ = [
 ]
 
 JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
+#: Who started a sync: the watcher, the web page, an MCP client (sync_start), the CLI.
+SyncOrigin = Literal["watcher", "page", "client", "cli"]
+#: Each origin as the shells say who ran a sync.
+SYNC_ORIGINS: dict[str, str] = {
+    "watcher": "the watcher (files changed)",
+    "page": "the web page",
+    "client": "an MCP client (sync_start)",
+    "cli": "minirag-cli",
+}
 FileState = Literal[
     "ingested",
     "stale",
     "stale_scheme",
     "not_ingested",
+    "failed",  # not indexed: the last sync that tried could not read it (``reason``: why)
     "unreadable",
     "empty",  # read by a sync, no text in it (``reason``): skipped until the file changes
     "unsupported",  # a type minirag does not read (``reason`` names it)
@@ -323,6 +333,20 @@ class SyncStarted(TypedDict):
     jobId: str
 
 
+class LastSync(TypedDict):
+    """``status.lastSync``: the index's last sync, whichever process ran it
+    (:mod:`minirag_store.ingest.record`)."""
+
+    origin: SyncOrigin
+    jobId: str
+    state: JobState
+    startedAt: str | None  # ISO-8601 UTC
+    finishedAt: str | None
+    counts: JobCounts
+    error: str | None
+    errors: list[JobError]  # its first per-file problems (list_files names every failed file)
+
+
 class StatusResult(TypedDict, total=False):
     """``status``: every field always present, ``None`` where it has no value or no meaning
     (:func:`minirag_store.status.build_status` fills them), so ``minirag-cli status --json``
@@ -365,6 +389,7 @@ class StatusResult(TypedDict, total=False):
     authMode: str | None  # http only: how clients authenticate
     httpConfigError: str | None  # ``minirag-mcp status`` only: why an http server would not start
     instructionsTruncated: bool | None  # RAG_INSTRUCTIONS_APPEND was cut to fit 2,048 chars
+    lastSync: LastSync | None  # the index's last sync, by whom (null: none recorded)
 
 
 @dataclass(frozen=True)

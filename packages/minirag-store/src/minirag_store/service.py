@@ -39,6 +39,7 @@ from minirag_store.results import (
     QueryResult,
     ReadResult,
     StatusResult,
+    SyncOrigin,
     SyncStarted,
 )
 
@@ -243,9 +244,9 @@ class Index:
         return build_status(self._config_error or self.config, self.watch_state(), self._table_obj)
 
     # -------------------------------------------------------------------- sync
-    def sync_start(self, path: str | None = None) -> SyncStarted:
+    def sync_start(self, path: str | None = None, *, origin: SyncOrigin = "client") -> SyncStarted:
         """Start reconciling the roots (or one path inside them) in the background."""
-        return {"jobId": self.syncs().start(path)}
+        return {"jobId": self.syncs().start(path, origin=origin)}
 
     def sync_status(self, job_id: str) -> JobStatus:
         """Live status of a sync job started by :meth:`sync_start`."""

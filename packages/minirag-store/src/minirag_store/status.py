@@ -52,6 +52,9 @@ def _status(
         out["watchNote"] = note
     out.update(_ocr_fields(config))
     out.update(_index_fields(config, table))
+    from minirag_store.ingest.record import last_sync
+
+    out["lastSync"] = last_sync(config.db_path)
     return out
 
 

@@ -14,8 +14,8 @@ announcement: only this user can read it) with its PID, port and a key that sign
 links; the page removes it when it stops, and a stale one (its PID gone) is ignored.
 
 Like the MCP server, it follows the files while it runs (``RAG_WATCH``, on by default):
-its first sync brings the index up to date, and the files view says what each sync
-failed on, with the error.
+its first sync brings the index up to date; the health view shows the last sync, and the
+files view each file a sync failed on, with the error (the index's record of its syncs).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from minirag_store.process import settle
 
 from minirag_web.access import OneTimeSecret, mint_link
 from minirag_web.app import create_app
-from minirag_web.joblog import SyncLog
 
 __all__ = ["LINK_FILE", "LOOPBACK_HOSTS", "new_link", "serve_local"]
 
@@ -74,9 +73,8 @@ def serve_local(
     import uvicorn
 
     secret, key = secrets.token_urlsafe(32), secrets.token_bytes(32)
-    log = SyncLog()
     gate = OneTimeSecret(secret, key)
-    app = create_app(index, gate, allowed_hosts=LOOPBACK_HOSTS, sync_log=log)
+    app = create_app(index, gate, allowed_hosts=LOOPBACK_HOSTS)
     sock = bind(port)
     link = f"http://127.0.0.1:{sock.getsockname()[1]}/login?secret={secret}"
     say(f"minirag in your browser: {link}")
@@ -84,8 +82,8 @@ def serve_local(
     again = " (`minirag-cli ui --link` prints another)" if announced else ""
     say(f"(the link signs in once{again}; Ctrl-C stops the server)")
     # The first search should not wait for the model: load it while the browser opens;
-    # then follow the files as a server does (RAG_WATCH), noting what each sync failed on.
-    threading.Thread(target=_warm_up, args=(index, log), daemon=True).start()
+    # then follow the files as a server does (RAG_WATCH); the index records each sync.
+    threading.Thread(target=_warm_up, args=(index,), daemon=True).start()
     if open_browser:
         _open(link)
     config = uvicorn.Config(
@@ -150,13 +148,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _warm_up(index: Index, syncs: SyncLog) -> None:
+def _warm_up(index: Index) -> None:
     try:
         if index.config_error is None:
             index.warm_up()
             settle()  # what the warm-up loaded stays out of later garbage collections
             if index.config.watch != "off":
-                index.start_watching(lambda batch: syncs.record(batch["job"]))
+                index.start_watching()
     except Exception as e:  # the page's first call that needs the part says what failed
         log.warning("warm-up failed: %s", e)
 

@@ -5,19 +5,16 @@ the index, for a full-access session only: a read-only sign-in is refused with 4
 the Index is asked anything, as the MCP server's write guard refuses a read token the
 ``sync_start`` and ``delete_file`` tools. ``GET /sync/{job}/events`` is
 the job's live progress as server-sent events: ``sync_status``'s state and counts each
-time they change, then a ``done`` event. A thread follows each sync started here to its
-end and notes its failures (:mod:`minirag_web.joblog`) even if no page is watching.
+time they change, then a ``done`` event. What each sync did and failed on is the index's
+own record (``status().lastSync``, ``list_files``), whoever watched it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
 from collections.abc import AsyncIterator
 
-from minirag_store.errors import MiniragError
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 
@@ -28,8 +25,6 @@ __all__ = ["events", "remove", "sync"]
 
 #: How often progress is looked at (a sync's counters move file by file).
 POLL_SECONDS = 0.4
-#: How long a follower thread waits for a sync before giving up on noting its failures.
-FOLLOW_SECONDS = 24 * 3600
 _TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -48,10 +43,9 @@ async def sync(request: Request, site: Site, session: Session) -> Response:
     _full_access(session, "starts or cancels a sync")
     action = form.get("action")
     if action == "start":
-        started = await site.call(site.index.sync_start)
+        started = await site.call(lambda: site.index.sync_start(origin="page"))
         job_id = started["jobId"]
         site.syncs.started(job_id)
-        threading.Thread(target=_follow, args=(site, job_id), daemon=True).start()
     elif action == "cancel":
         job_id = form.get("job", "")
         await site.call(lambda: site.index.sync_cancel(job_id))
@@ -81,20 +75,6 @@ async def remove(request: Request, site: Site, session: Session) -> Response:
     else:
         raise PageError(400, "action must be remove, exclude or reindex")
     return RedirectResponse(target, status_code=303)
-
-
-def _follow(site: Site, job_id: str) -> None:
-    """Wait for the job to end (in its own thread), then note its failures."""
-    deadline = time.monotonic() + FOLLOW_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            job = site.index.sync_status(job_id)
-        except MiniragError:  # the index closed under it (the server is stopping)
-            return
-        if job["state"] in _TERMINAL:
-            site.syncs.record(job)
-            return
-        time.sleep(POLL_SECONDS)
 
 
 async def events(request: Request, site: Site, session: Session) -> Response:

@@ -13,7 +13,7 @@ from typing import Any
 
 from minirag_store.arguments import NEIGHBORS, TOP_K
 from minirag_store.errors import RenderError
-from minirag_store.results import PageImage
+from minirag_store.results import SYNC_ORIGINS, PageImage
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -133,13 +133,9 @@ async def page_png(request: Request, site: Site, session: Session) -> Response:
 async def files(request: Request, site: Site, session: Session) -> Response:
     """``/files?state=S&path=P``: every file and source with its state, counts on top."""
     listing = await site.call(site.index.list_files)
-    notes = site.syncs.notes()
-    rows = []
-    for row in listing["files"]:
-        state, why = row["state"], row.get("reason")  # the listing's own reason wins
-        if row["source"] in notes and state != "ingested" and why is None:
-            state, why = notes[row["source"]]
-        rows.append({**row, "state": state, "why": why})
+    # The store's listing is the one account: a file a sync failed on is `failed` with
+    # the error, whichever process ran that sync (minirag_store.ingest.record).
+    rows = [{**row, "why": row.get("reason")} for row in listing["files"]]
     counts = Counter(row["state"] for row in rows)
     state = request.query_params.get("state", "")
     if state and state not in STATES:
@@ -185,5 +181,7 @@ async def health(request: Request, site: Site, session: Session) -> Response:
         "rows": present.status_rows(merged, secrets),
         "job": job,
         "running": job is not None and job["state"] in ("pending", "running"),
+        "last": status.get("lastSync"),
+        "origins": SYNC_ORIGINS,
     }
     return site.page(request, "health.html", context, session=session)

@@ -155,14 +155,31 @@ class Job:
         A job said to have succeeded while some file failed ends ``failed``, saying how
         many: its state then tells what a shell's exit status does (one rule, here)."""
         with self._lock:
-            if state == "succeeded" and self._counts["failed"]:
-                state, error = "failed", files_failed(self._counts["failed"])
+            state, error = self._final(state, error)
             if self._started is None:
                 self._started = now_iso()
             self._finished = now_iso()
             self._error = error
             self._state = state
         self._ended.set()
+
+    def _final(self, state: JobState, error: str | None) -> tuple[JobState, str | None]:
+        if state == "succeeded" and self._counts["failed"]:
+            return "failed", files_failed(self._counts["failed"])
+        return state, error
+
+    def ending(self, state: JobState, error: str | None = None) -> JobStatus:
+        """The report :meth:`finish` with ``state`` and ``error`` would publish, before it
+        does (what a sync records while it still holds its lock)."""
+        with self._lock:
+            final = self._final(state, error)
+            ended = {"finishedAt": self._finished or now_iso(), "startedAt": self._started}
+        status = self.snapshot()
+        status.update({"state": final[0], "error": final[1], **ended})  # type: ignore[typeddict-item]
+        if "files" not in status:
+            with self._lock:
+                status["files"] = self._named()
+        return status
 
     # ---------------------------------------------------------------- readers
     @property

@@ -47,7 +47,7 @@ from minirag_store.ingest.plan import Scope, SyncPlan, plan_sync
 from minirag_store.ingest.watch import Watching
 from minirag_store.ingest.workers import Parsed, parse_all
 from minirag_store.paths import root_of, source_for_path
-from minirag_store.results import JobStatus
+from minirag_store.results import JobStatus, SyncOrigin
 
 if TYPE_CHECKING:
     from minirag_store.parts import Ingesting
@@ -270,6 +270,7 @@ class SyncManager:
         ray: str | None = None,
         *,
         ahead: Job | None = None,
+        origin: SyncOrigin = "client",
     ) -> None:
         if lock is None:
             assert ahead is not None, "a job without its lock waits for the watcher's sync"
@@ -286,12 +287,20 @@ class SyncManager:
         except Exception as e:  # a background job reports what broke instead of dying silently
             error = failure_text(self._index.config, e)
         finally:
-            # Release before publishing the terminal state: a client that restarts as soon
-            # as it sees "succeeded" must not meet this process's own flock.
-            lock.release()
             if (lost := lease_lost(lock)) is not None:
                 state, error = "failed", lost
+            # Recorded under the lock (no other sync's record interleaves), released
+            # before publishing the terminal state: a client that restarts as soon as it
+            # sees "succeeded" must not meet this process's own flock.
+            self._remember(job, state, error, origin)
+            lock.release()
             job.finish(state, error)  # type: ignore[arg-type]
+
+    def _remember(self, job: Job, state: str, error: str | None, origin: SyncOrigin) -> None:
+        """The index's record of this sync as it ends (:mod:`.record`)."""
+        from minirag_store.ingest.record import remember
+
+        remember(self._index.config.db_path, job.ending(state, error), origin)  # type: ignore[arg-type]
 
     def _ray(self, ray: str | None) -> str | None:
         """The Ray address a sync someone asked for runs on: ``ray`` ("" = the configured
@@ -305,7 +314,9 @@ class SyncManager:
         check_installed()
         return address or self._index.config.ray_address or LOCAL
 
-    def start(self, path: str | None = None, *, ray: str | None = None) -> str:
+    def start(
+        self, path: str | None = None, *, ray: str | None = None, origin: SyncOrigin = "client"
+    ) -> str:
         """Start a background sync; returns its jobId at once. Refuses at once when busy;
         a watcher's sync in the way is cancelled to make way, and the job waits for it
         in its own thread, ``pending`` meanwhile (see :meth:`_begin`)."""
@@ -315,7 +326,7 @@ class SyncManager:
         thread = threading.Thread(
             target=self._work,
             args=(job, lock, under, None, address),
-            kwargs={"ahead": ahead},
+            kwargs={"ahead": ahead, "origin": origin},
             name=f"minirag-sync-{job.job_id}",
         )
         thread.daemon = True
@@ -335,13 +346,14 @@ class SyncManager:
         progress: ProgressCallback | None = None,
         *,
         ray: str | None = None,
+        origin: SyncOrigin = "cli",
     ) -> JobStatus:
         """Sync in the calling thread and return the finished job (before a watcher's,
         which is cancelled and waited for); ``ray``: on a Ray cluster (see :meth:`_ray`)."""
         under = self._under(path)
         address = self._ray(ray)
         job, lock, ahead = self._begin(under, foreground=True, preempt=True)
-        self._work(job, lock, under, progress, address, ahead=ahead)
+        self._work(job, lock, under, progress, address, ahead=ahead, origin=origin)
         return job.snapshot()
 
     def run_paths(
@@ -355,7 +367,7 @@ class SyncManager:
         under = None if paths is None else tuple(self._inside(p) for p in paths)
         job, lock, _ = self._begin(under, foreground=False, watcher=True)
         try:
-            self._work(job, lock, under, progress)
+            self._work(job, lock, under, progress, origin="watcher")
         finally:
             self._watch_job = None
         return job.snapshot()
