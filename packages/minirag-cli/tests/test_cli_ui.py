@@ -18,14 +18,19 @@ import httpx
 CLI = Path(sys.executable).parent / "minirag-cli"
 
 
-def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_env):
-    proc = subprocess.Popen(
+def _start_ui(built, cli_env) -> subprocess.Popen[str]:
+    """``minirag-cli ui --no-browser`` over the built index, its output piped."""
+    return subprocess.Popen(
         [str(CLI), "ui", "--no-browser", *built["flags"]],
         env=cli_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_env):
+    proc = _start_ui(built, cli_env)
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -52,25 +57,24 @@ def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_en
     assert link.group(2) not in (proc.stdout.read() if proc.stdout else "")
 
 
-def test_a_spent_link_is_no_dead_end_ui_link_signs_in_again(built, cli_env):
-    # The printed link works once and the cookie can be lost (another browser, a cleared
-    # profile): `minirag-cli ui --link` mints a new one-time link for the running page.
-    refused = subprocess.run(
+def _ui_link(built, cli_env) -> subprocess.CompletedProcess[str]:
+    """``minirag-cli ui --link`` over the built index."""
+    return subprocess.run(
         [str(CLI), "ui", "--link", *built["flags"]],
         env=cli_env,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_a_spent_link_is_no_dead_end_ui_link_signs_in_again(built, cli_env):
+    # The printed link works once and the cookie can be lost (another browser, a cleared
+    # profile): `minirag-cli ui --link` mints a new one-time link for the running page.
+    refused = _ui_link(built, cli_env)
     assert refused.returncode == 1
     assert "No minirag-cli ui is running" in refused.stderr and "minirag-cli ui" in refused.stderr
-    proc = subprocess.Popen(
-        [str(CLI), "ui", "--no-browser", *built["flags"]],
-        env=cli_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _start_ui(built, cli_env)
     try:
         assert proc.stderr is not None
         first = re.search(r"http://127\.0\.0\.1:(\d+)/login\?secret=\S+", proc.stderr.readline())
@@ -81,13 +85,7 @@ def test_a_spent_link_is_no_dead_end_ui_link_signs_in_again(built, cli_env):
         assert spent.status_code == 401 and "minirag-cli ui --link" in spent.text
         links = []
         for _ in range(2):
-            ran = subprocess.run(
-                [str(CLI), "ui", "--link", *built["flags"]],
-                env=cli_env,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
+            ran = _ui_link(built, cli_env)
             assert ran.returncode == 0, ran.stderr
             links.append(ran.stdout.strip())
         assert links[0] != links[1]
@@ -107,13 +105,7 @@ def test_a_spent_link_is_no_dead_end_ui_link_signs_in_again(built, cli_env):
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
     assert not link_file.exists()  # withdrawn when the page stops
-    gone = subprocess.run(
-        [str(CLI), "ui", "--link", *built["flags"]],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    gone = _ui_link(built, cli_env)
     assert gone.returncode == 1
 
 

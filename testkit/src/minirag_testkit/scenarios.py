@@ -84,20 +84,21 @@ def _file(rel: str) -> Callable[[Context], dict[str, Any]]:
 
 
 SYNC_STARTED = {"jobId": "string"}
+COUNTS = {
+    "scanned": "number",
+    "ingested": "number",
+    "skipped": "number",
+    "deleted": "number",
+    "unreadable": "number",
+    "failed": "number",
+    "unsupported": "number",
+}
 SYNC_JOB = {
     "jobId": "string",
     "state": "string",
     "startedAt": "string",
     "finishedAt": "string",
-    "counts": {
-        "scanned": "number",
-        "ingested": "number",
-        "skipped": "number",
-        "deleted": "number",
-        "unreadable": "number",
-        "failed": "number",
-        "unsupported": "number",
-    },
+    "counts": COUNTS,
     "errors": [{"source": "string", "error": "string"}],
     "error": "string",  # the job ends "failed": one file could not be ingested
     "files": {
@@ -167,29 +168,18 @@ READ = {
     "text": "string",
     "displayPath": "string",
 }
-LISTING = {
-    "files": [
-        {
-            "source": "string",
-            "displayPath": "string",
-            "sourceType": "string",
-            "title": "string",
-            "state": "string",
-            "chunkCount": "number",
-            "ocrEngine": "string",
-            "reason": "string",  # failed (the sync's error) or unsupported (memo.rtf): why
-        },
-        {
-            "source": "string",
-            "displayPath": "string",
-            "sourceType": "string",
-            "title": "string",
-            "state": "string",
-            "chunkCount": "number",
-            "ocrEngine": "string",
-        },
-    ]
+#: A file row of list_files; some carry a ``reason`` (failed: the sync's error; unsupported:
+#: memo.rtf) and come first here, sorted by path.
+_ROW = {
+    "source": "string",
+    "displayPath": "string",
+    "sourceType": "string",
+    "title": "string",
+    "state": "string",
+    "chunkCount": "number",
+    "ocrEngine": "string",
 }
+LISTING = {"files": [{**_ROW, "reason": "string"}, _ROW]}
 INGESTED = {
     "source": "string",
     "title": "string",
@@ -237,15 +227,7 @@ STATUS = {
         "state": "string",
         "startedAt": "string",
         "finishedAt": "string",
-        "counts": {
-            "scanned": "number",
-            "ingested": "number",
-            "skipped": "number",
-            "deleted": "number",
-            "unreadable": "number",
-            "failed": "number",
-            "unsupported": "number",
-        },
+        "counts": COUNTS,
         "error": "string",
         "errors": [{"source": "string", "error": "string"}],
     },
