@@ -16,7 +16,7 @@ from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
-from minirag_cli.options import Shared, absolute, resolve_scopes, with_config, with_shared
+from minirag_cli.options import Shared, with_config, with_shared
 from minirag_cli.progress import progress_bar, wants_bar
 
 if TYPE_CHECKING:
@@ -102,8 +102,9 @@ def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
 
 
 def _file_path(path: str | None, index: Index) -> str | None:
-    """A file path given on the command line, made absolute (:func:`absolute`)."""
-    return None if path is None else absolute(path, index.config.roots)
+    """A file or folder to index, given on the command line, made absolute by the store's
+    one rule (relative to the working folder, else under the root that holds it)."""
+    return None if path is None else index.resolve_path(path)
 
 
 @app.command()
@@ -115,8 +116,7 @@ def ingest(
 ) -> None:
     """Ingest files and folders, re-ingesting what is already indexed."""
     with shared.open_index() as index, progress_bar(wants_bar(shared.json), "ingest") as cb:
-        roots = index.config.roots
-        job = index.ingest_paths([absolute(p, roots) for p in paths], progress=cb)
+        job = index.ingest_paths([index.resolve_path(p) for p in paths], progress=cb)
     _finish_job(job, shared, "ingest")
 
 
@@ -216,8 +216,7 @@ def query(
     minirag-mcp server for the same index and settings when there is one (its model is
     warm)."""
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
-    with shared.open_index(resident=False) as index:
-        scopes = resolve_scopes(scope, index.config.roots)
+    with shared.open_index(resident=False, reads=True) as index:
         if max_tokens is None:  # the variable, when set, is a budget the user asked for
             max_tokens = (
                 index.config.max_response_tokens if index.config.max_response_tokens_set else 0
@@ -225,7 +224,7 @@ def query(
         result = index.query(
             text,
             top_k=top_k,
-            scope=scopes,
+            scope=scope,
             offset=offset,
             max_tokens=max_tokens,
             ask_server=True,
@@ -248,10 +247,8 @@ def read_neighbors(
     shared: Shared,
 ) -> None:
     """Read the chunks around a search hit, for context."""
-    with shared.open_index() as index:
-        result = index.read_chunk_neighbors(
-            source, chunk_index, before, after, file_path=_file_path(file_path, index)
-        )
+    with shared.open_index(reads=True) as index:
+        result = index.read_chunk_neighbors(source, chunk_index, before, after, file_path=file_path)
     _emit(shared, result, render.show_neighbors)
 
 
@@ -276,9 +273,9 @@ def read(
 ) -> None:
     """Print an indexed document (or one page or slide of it) back as Markdown (as much as
     RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
-    with shared.open_index() as index:
+    with shared.open_index(reads=True) as index:
         result = index.read_file(
-            source, file_path=_file_path(path, index), from_chunk=from_chunk, page=page, slide=slide
+            source, file_path=path, from_chunk=from_chunk, page=page, slide=slide
         )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
@@ -295,18 +292,21 @@ def list_files(
     shared: Shared,
 ) -> None:
     """List the files under the roots with their state, plus data and URL sources."""
-    with shared.open_index() as index:
-        result = index.list_files(resolve_scopes(scope, index.config.roots))
+    with shared.open_index(reads=True) as index:
+        result = index.list_files(scope)
     _emit(shared, result, tables.show_list)
     for message in result.get("warnings", []):
         warn(message)
+    if notice := result.get("notice"):
+        warn(notice)
 
 
 @app.command()
 @with_shared
 def status(*, shared: Shared) -> None:
-    """Configuration and index health. Answers (exit 0) even when the configuration is broken."""
-    with shared.open_index() as index:
+    """Configuration and index health, where the roots and the index came from, and the
+    indexes you synced. Answers (exit 0) even when the configuration is broken."""
+    with shared.open_index(reads=True) as index:
         result = index.status()
     _emit(shared, result, tables.show_status)
 
@@ -320,8 +320,8 @@ def delete(
     shared: Shared,
 ) -> None:
     """Remove a document from the index (the file on disk is untouched)."""
-    with shared.open_index() as index:
-        result = index.delete_file(source, file_path=_file_path(path, index))
+    with shared.open_index(reads=True) as index:  # finds an index as a read does
+        result = index.delete_file(source, file_path=path)
     _emit(shared, result, render.show_deleted)
 
 
@@ -339,7 +339,7 @@ def ui(
     127.0.0.1 and prints a link that signs you in once (a one-time secret)."""
     from minirag_web.local import serve_local
 
-    with shared.open_index() as index:
+    with shared.open_index(reads=True) as index:  # a page over the index found, as reads
         serve_local(
             index, port=port, open_browser=browser, say=lambda line: typer.echo(line, err=True)
         )

@@ -45,7 +45,10 @@ __all__ = ["register_tools"]
 
 FilePath = Annotated[
     str | None,
-    Field(description="Absolute path of a file inside a document root. Give this or source."),
+    Field(
+        description="A file inside a document root: its absolute path or its displayPath "
+        "(relative to its root, as answers print it). Give this or source."
+    ),
 ]
 Source = Annotated[
     str | None,
@@ -58,8 +61,9 @@ Source = Annotated[
 Scope = Annotated[
     str | list[str] | None,
     Field(
-        description="Limit to documents under these folders (absolute paths) or with these "
-        "source-id prefixes; one string or a list. Omit for everything.",
+        description="Limit to documents under these folders or files (absolute paths, or "
+        "displayPaths relative to their root such as 'notes' or 'pdfs/report.pdf') or with "
+        "these source-id prefixes; one string or a list. Omit for everything.",
     ),
 ]
 Title = Annotated[str | None, Field(description="Title to show; derived if omitted.")]
