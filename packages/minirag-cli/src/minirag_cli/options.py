@@ -102,7 +102,7 @@ class Shared:
             roots = ", ".join(str(r) for r in config.roots)
             typer.echo(
                 f"minirag-cli: no index in {Path.cwd()} or above it: using {config.db_uri} "
-                f"over {roots} ({config.roots_from}). --base-dir picks another; "
+                f"over {roots}, from {config.roots_from}. --base-dir picks another; "
                 "`minirag-cli status` lists the indexes you synced.",
                 err=True,
             )

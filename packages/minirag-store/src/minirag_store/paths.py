@@ -172,20 +172,24 @@ def resolve_path(config: Config, text: str) -> str:
     return os.path.normpath(base / text)
 
 
-def resolve_document(config: Config, text: str, indexed: Callable[[str], bool]) -> str:
+def resolve_document(
+    config: Config, text: str, indexed: Callable[[str], bool], *, checked: bool = False
+) -> str:
     """The source key of the document ``text`` names (``indexed(key)``: whether the index
     holds that source). Order: a URL id as is; an absolute path (checked to lie inside a
     root); a data id the index holds; relative to the working folder (CLI); a
     ``displayPath`` under the one root that holds it, indexed or on disk. Several roots
     holding it: :class:`InvalidArgumentError` naming them. Nothing found: the most likely
-    key, so the caller's "not indexed" message names a path a person recognises."""
+    key, so the caller's "not indexed" message names a path a person recognises.
+    ``checked``: an absolute path must lie inside a root now even when it is indexed (a
+    ``filePath``); else an indexed key is taken as it is (a ``source``: a link that now
+    leads out of the roots can still be deleted)."""
     text = _typed(text, "source")
     if "://" in text:
         return text
     if _absolute(text):
         key = os.path.normpath(os.path.expanduser(text))
-        # an indexed key as is: a link that now leads out of the roots can still be deleted
-        return key if indexed(key) else source_for_path(config, text)
+        return key if not checked and indexed(key) else source_for_path(config, text)
     if indexed(text):
         return text  # a data source's own id
     for found in (indexed, os.path.exists):

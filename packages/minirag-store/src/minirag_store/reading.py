@@ -47,7 +47,10 @@ def document_source(index: Stored, source: str | None, file_path: str | None = N
         raise InvalidArgumentError(f"{name} must be a non-empty string, got {text!r}")
     table = index.existing_table()
     return resolve_document(
-        index.config, text, lambda key: table is not None and table.chunk_count(key) > 0
+        index.config,
+        text,
+        lambda key: table is not None and table.chunk_count(key) > 0,
+        checked=file_path is not None,
     )
 
 

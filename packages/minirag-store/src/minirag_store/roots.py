@@ -166,7 +166,7 @@ def locate(
         if entry is not None:
             roots = tuple(r for r in entry.roots if r.is_dir())
             if roots:
-                said = f"the record of indexes you synced ({known_file}: {entry.synced_at})"
+                said = f"the record of synced indexes, synced at {entry.synced_at} ({known_file})"
                 return Located(roots, "known", said, entry.index)
         if fallback == "known" and index is None:
             raise ConfigError(nothing_found(cwd, known, known_file))
