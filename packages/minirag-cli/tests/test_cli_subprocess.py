@@ -74,7 +74,8 @@ def test_broken_base_dirs_status_answers_others_fail(run_cli, tmp_path):
     env = {"BASE_DIRS": '["/no/such/root"]'}
     status = run_cli("status", "--json", env=env, cwd=tmp_path)
     assert status.code == 0, status.stderr
-    assert {k for k, v in status.json().items() if v is not None} == {"version", "configError"}
+    given = {k for k, v in status.json().items() if v is not None}
+    assert given == {"version", "configError", "knownIndexes"}
     human = run_cli("status", env=env, cwd=tmp_path)
     assert human.code == 0 and "/no/such/root" in human.stdout
     for args in (("query", "x"), ("list",), ("sync",)):
@@ -89,6 +90,8 @@ def test_model_that_cannot_load_is_an_error_line(run_cli, tmp_path, corpus):
     corpus(root)
     empty = tmp_path / "empty-model"
     empty.mkdir()
+    # an index to search (a query on none answers that it is empty, loading no model)
+    assert run_cli("ingest", str(root), "--base-dir", str(root)).code == 0
     ran = run_cli("query", "x", "--base-dir", str(root), "--model-path", str(empty))
     assert ran.code == 1
     assert ran.stderr.startswith("error: ") and len(ran.stderr.strip().splitlines()) == 1

@@ -114,7 +114,13 @@ def test_degraded_mode_serves_and_warms_nothing(broken_env):
         assert len(listed["result"]["tools"]) == 12
         status = call(server, 2, "status", {})["structuredContent"]
         known = {k for k, v in status.items() if v is not None}
-        assert known == {"version", "configError", "transport", "instructionsTruncated"}
+        assert known == {
+            "version",
+            "configError",
+            "knownIndexes",
+            "transport",
+            "instructionsTruncated",
+        }
         assert status["transport"] == "stdio"
         refused = call(server, 3, "query_documents", {"query": "anything"})
         assert refused["isError"]
@@ -128,6 +134,11 @@ def test_degraded_mode_serves_and_warms_nothing(broken_env):
 def test_a_failing_warm_up_is_reported_and_the_query_says_why(corpus_env, tmp_path: Path):
     empty = tmp_path / "no-model-here"  # a folder, so the configuration is valid
     empty.mkdir()
+    built = Index.open(corpus_env)  # an index to search: a query on none needs no model
+    try:
+        assert built.sync()["state"] == "succeeded"
+    finally:
+        built.close()
     env = {**corpus_env, "MODEL_PATH": str(empty)}
     server = RawServer(env)
     try:

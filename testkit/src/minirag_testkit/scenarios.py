@@ -192,7 +192,10 @@ STATUS = {
     "version": "string",
     "configError": "null",
     "roots": ["string"],
+    "rootsFrom": "string",
     "dbPath": "string",
+    "indexFrom": "string",
+    "knownIndexes": [],  # the MCP story syncs with sync_start: a job, which records nothing
     "cacheDir": "string",
     "model": "string",
     "modelPath": "string",
@@ -248,7 +251,11 @@ STEPS: tuple[Step, ...] = (
          INGESTED, shells=("mcp",)),
     Step("ingest_url", lambda ctx: {"url": ctx.url, "source": "release-notes"}, INGESTED),
     Step("delete_file", _file("notes/lunch.txt"), DELETED),
-    Step("status", lambda ctx: {}, STATUS, differs={"cli": {"instructionsTruncated": "null"}}),
+    Step("status", lambda ctx: {}, STATUS, differs={"cli": {
+        "instructionsTruncated": "null",
+        # the CLI's `sync` is recorded in the user's record of synced indexes
+        "knownIndexes": [{"roots": ["string"], "index": "string", "syncedAt": "string"}],
+    }}),
 )  # fmt: skip
 
 

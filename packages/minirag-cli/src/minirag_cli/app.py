@@ -16,7 +16,7 @@ from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
-from minirag_cli.options import Shared, absolute, resolve_scopes, with_config, with_shared
+from minirag_cli.options import Shared, with_config, with_shared
 from minirag_cli.progress import ProgressEvery, progress_for
 
 if TYPE_CHECKING:
@@ -110,8 +110,9 @@ def _terminal_budget(max_tokens: int | None, index: Index) -> int:
 
 
 def _file_path(path: str | None, index: Index) -> str | None:
-    """A file path given on the command line, made absolute (:func:`absolute`)."""
-    return None if path is None else absolute(path, index.config.roots)
+    """A file or folder to index, given on the command line, made absolute by the store's
+    one rule (relative to the working folder, else under the root that holds it)."""
+    return None if path is None else index.resolve_path(path)
 
 
 @app.command()
@@ -124,8 +125,7 @@ def ingest(
 ) -> None:
     """Ingest files and folders, re-ingesting what is already indexed."""
     with shared.open_index() as index, progress_for(shared.json, "ingest", progress_every) as cb:
-        roots = index.config.roots
-        job = index.ingest_paths([absolute(p, roots) for p in paths], progress=cb)
+        job = index.ingest_paths([index.resolve_path(p) for p in paths], progress=cb)
     _finish_job(job, shared, "ingest")
 
 
@@ -233,12 +233,11 @@ def query(
     minirag-mcp server for the same index and settings when there is one (its model is
     warm)."""
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
-    with shared.open_index(resident=False) as index:
-        scopes = resolve_scopes(scope, index.config.roots)
+    with shared.open_index(resident=False, reads=True) as index:
         result = index.query(
             text,
             top_k=top_k,
-            scope=scopes,
+            scope=scope,
             offset=offset,
             max_tokens=_terminal_budget(max_tokens, index),
             ask_server=True,
@@ -261,10 +260,8 @@ def read_neighbors(
     shared: Shared,
 ) -> None:
     """Read the chunks around a search hit, for context."""
-    with shared.open_index() as index:
-        result = index.read_chunk_neighbors(
-            source, chunk_index, before, after, file_path=_file_path(file_path, index)
-        )
+    with shared.open_index(reads=True) as index:
+        result = index.read_chunk_neighbors(source, chunk_index, before, after, file_path=file_path)
     _emit(shared, result, render.show_neighbors)
 
 
@@ -292,10 +289,10 @@ def read(
     of it, through your pager on a terminal, as `query` prints every hit (with
     --max-tokens or RAG_MAX_RESPONSE_TOKENS set, as much as fits, and a warning on stderr
     says how to read on)."""
-    with shared.open_index() as index:
+    with shared.open_index(reads=True) as index:
         result = index.read_file(
             source,
-            file_path=_file_path(path, index),
+            file_path=path,
             from_chunk=from_chunk,
             page=page,
             slide=slide,
@@ -325,21 +322,23 @@ def list_files(
 ) -> None:
     """List the files under the roots with their state, plus data and URL sources.
 
-    States: ingested, stale, stale_scheme, not_ingested, unreadable, and with a reason:
-    empty (no text), unsupported (a type not read), too_large, ignored (with --all)."""
-    with shared.open_index() as index:
-        scopes = resolve_scopes(scope, index.config.roots)
-        result = index.list_files(scopes, ignored=every)
+    States: ingested, stale, stale_scheme, not_ingested, failed, unreadable, and with a
+    reason: empty (no text), unsupported (a type not read), too_large, ignored (with --all)."""
+    with shared.open_index(reads=True) as index:
+        result = index.list_files(scope, ignored=every)
     _emit(shared, result, tables.show_list)
     for message in result.get("warnings", []):
         warn(message)
+    if notice := result.get("notice"):
+        warn(notice)
 
 
 @app.command()
 @with_shared
 def status(*, shared: Shared) -> None:
-    """Configuration and index health. Answers (exit 0) even when the configuration is broken."""
-    with shared.open_index() as index:
+    """Configuration and index health, where the roots and the index came from, and the
+    indexes you synced. Answers (exit 0) even when the configuration is broken."""
+    with shared.open_index(reads=True) as index:
         result = index.status()
     _emit(shared, result, tables.show_status)
 
@@ -353,8 +352,8 @@ def delete(
     shared: Shared,
 ) -> None:
     """Remove a document from the index (the file on disk is untouched)."""
-    with shared.open_index() as index:
-        result = index.delete_file(source, file_path=_file_path(path, index))
+    with shared.open_index(reads=True) as index:  # finds an index as a read does
+        result = index.delete_file(source, file_path=path)
     _emit(shared, result, render.show_deleted)
 
 
@@ -381,7 +380,7 @@ def ui(
     `minirag-cli ui --link` prints another while it runs."""
     from minirag_web.local import new_link, serve_local
 
-    with shared.open_index() as index:
+    with shared.open_index(reads=True) as index:  # a page over the index found, as reads
         if link:
             typer.echo(new_link(index))
             return

@@ -30,7 +30,10 @@ _STATUS_LABELS = {
     "version": "version",
     "configError": "configuration error",
     "roots": "document roots",
+    "rootsFrom": "roots from",
     "dbPath": "index folder",
+    "indexFrom": "index from",
+    "knownIndexes": "indexes you synced",
     "cacheDir": "model cache",
     "model": "model",
     "modelPath": "model path",
@@ -120,7 +123,14 @@ def _value(value: Any) -> str:
     if value is None:
         return "unset"
     if isinstance(value, list):
-        return "\n".join(str(v) for v in value) or "none"
+        return "\n".join(_item(v) for v in value) or "none"
+    return str(value)
+
+
+def _item(value: Any) -> str:
+    """A list entry: a known index as ``roots -> index (synced at)``, anything else as is."""
+    if isinstance(value, dict) and "index" in value:
+        return f"{', '.join(value['roots'])} -> {value['index']} (synced {value['syncedAt']})"
     return str(value)
 
 

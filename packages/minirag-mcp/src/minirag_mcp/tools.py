@@ -45,7 +45,9 @@ __all__ = ["register_tools"]
 
 FilePath = Annotated[
     str | None,
-    Field(description="Absolute path of a file in a document root (or give source)."),
+    Field(
+        description="A file in a document root: its absolute path or displayPath (or give source)."
+    ),
 ]
 Source = Annotated[
     str | None,
@@ -57,8 +59,8 @@ Source = Annotated[
 Scope = Annotated[
     str | list[str] | None,
     Field(
-        description="Only documents under these folders or with these id prefixes; one "
-        "string or a list.",
+        description="Only documents under these folders or files (absolute, or displayPaths "
+        "such as 'notes' or 'pdfs/report.pdf') or with these id prefixes; one string or a list.",
     ),
 ]
 Title = Annotated[str | None, Field(description="Title to show; derived if omitted.")]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.errors import MiniragError
-from minirag_store.paths import display_path, normalize_scopes, scope_matches, source_for_path
+from minirag_store.paths import display_path, resolve_scopes, scope_matches, source_for_path
 from minirag_store.results import DocumentRow, FileRow, FileState, ListResult
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def list_files(
     from minirag_store.ingest.record import failed_files
     from minirag_store.ingest.scan import scan
 
-    scopes = normalize_scopes(scope)
+    scopes = resolve_scopes(index.config, scope)
     result = scan(index.config, None, ignored=ignored)
     metas: dict[str, Any] = {}
     # A new index without its table yet lists every file as not ingested at once; opening
@@ -144,6 +144,12 @@ def list_files(
             rows.append(_row(index, source, "file", meta, "unreadable"))
     rows += sorted(passed.values(), key=lambda row: row["source"])
     listing: ListResult = {"files": rows + others}
+    if scopes is not None and not listing["files"]:
+        listing["notice"] = (
+            f"Nothing on disk or indexed lies under scope {', '.join(scopes)}; check the "
+            "path (a folder's absolute path or its path relative to its root, as listed "
+            "without a scope), or list without a scope."
+        )
     warnings = [str(w) for w in result.warnings]
     if warnings:
         listing["warnings"] = warnings

@@ -87,7 +87,8 @@ def fingerprint(config: Config) -> str:
     """What must match for a server's answer to be the caller's own: every setting and
     the minirag-store version. Not how the server follows the files (RAG_WATCH*) or
     where its syncs run (RAG_RAY_ADDRESS): a client's server settings often carry them
-    and a terminal's do not, and they change no answer."""
+    and a terminal's do not, and they change no answer. Nor how the roots were found or
+    the folder a CLI stands in (the caller resolves its scopes before asking)."""
     from dataclasses import replace
 
     from minirag_store.meta import version
@@ -100,6 +101,11 @@ def fingerprint(config: Config) -> str:
         ray_address=None,
         max_response_tokens=0,
         max_response_tokens_set=False,
+        found_by="cwd",
+        roots_from="",
+        index_from="",
+        known_file=None,
+        cwd=None,
     )
     return hashlib.sha256(f"{version()}\n{answering!r}".encode()).hexdigest()
 

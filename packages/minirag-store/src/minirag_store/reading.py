@@ -26,15 +26,11 @@ from minirag_store.arguments import (
 )
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 from minirag_store.locators import Place, decode, numbers
-from minirag_store.paths import display_path, root_of, source_for_path
-from minirag_store.results import (
-    ChunkDict,
-    DeleteResult,
-    NeighborsResult,
-    ReadResult,
-)
+from minirag_store.paths import display_path, resolve_document, root_of
+from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
 
 if TYPE_CHECKING:
+    from minirag_store.index.table import ChunkTable
     from minirag_store.parts import Readable, Stored, Writable
 
 __all__ = [
@@ -44,41 +40,42 @@ __all__ = [
     "exclude_source",
     "read_neighbors",
     "read_source",
+    "stored_table",
 ]
 
 
 def document_source(index: Stored, source: str | None, file_path: str | None = None) -> str:
     """The source key named by exactly one of ``source`` or ``file_path``.
 
-    ``file_path`` must be absolute and inside a root (symlinks followed); ``source`` is
-    what earlier results returned: an absolute path for a file or its ``displayPath``
-    (relative to its root, as a query answer names it), the chosen id for data, the URL
-    for a web page.
+    Either may be what earlier results returned: a file's absolute path or its
+    ``displayPath`` (relative to its root, as a query answer names it), the chosen id for
+    data, the URL for a web page; on the CLI also a path relative to the working folder.
+    One resolver decides (:func:`minirag_store.paths.resolve_document`).
     """
     one_document(file_path, source)
-    if file_path is not None:
-        return source_for_path(index.config, file_path)
-    if not isinstance(source, str) or not source.strip():
-        raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
-    return _from_display_path(index, source)
+    text = file_path if file_path is not None else source
+    if not isinstance(text, str) or not text.strip():
+        name = "filePath" if file_path is not None else "source"
+        raise InvalidArgumentError(f"{name} must be a non-empty string, got {text!r}")
+    table = index.existing_table()
+    return resolve_document(
+        index.config,
+        text,
+        lambda key: table is not None and table.chunk_count(key) > 0,
+        checked=file_path is not None,
+    )
 
 
-def _from_display_path(index: Stored, source: str) -> str:
-    """The file a ``displayPath`` names under the one root that has it indexed; any other
-    ``source`` (an absolute path, a data or URL id, nothing indexed) as given."""
-    if os.path.isabs(source) or "://" in source:
-        return source
-    table = index.table()
-    if table.chunk_count(source):
-        return source  # a data source's own id
-    under = [str(root / source) for root in index.config.roots]
-    found = [path for path in dict.fromkeys(under) if table.chunk_count(path)]
-    if len(found) > 1:
-        raise InvalidArgumentError(
-            f"{source!r} is indexed under several roots ({', '.join(found)}): give the "
-            "absolute path (a query answer's roots[root] joined with displayPath)"
+def stored_table(index: Stored) -> ChunkTable:
+    """The index's table; :class:`NotFoundError` naming the index and its roots when it
+    has none (a read never creates one)."""
+    table = index.existing_table()
+    if table is None:
+        raise NotFoundError(
+            f"The index at {index.config.where} is empty: nothing is indexed there yet. "
+            "Run sync (or ingest files) first."
         )
-    return found[0] if found else source
+    return table
 
 
 def _not_found(source: str) -> NotFoundError:
@@ -111,7 +108,7 @@ def read_neighbors(
     source = document_source(index, source, file_path)
     chunk_index = check_chunk_index(chunk_index)
     before, after = check_neighbors("before", before), check_neighbors("after", after)
-    table = index.table()
+    table = stored_table(index)
     rows = table.source_chunks(source, max(0, chunk_index - before), chunk_index + after)
     if not any(r["chunk_index"] == chunk_index for r in rows):
         count = table.chunk_count(source)
@@ -146,7 +143,7 @@ def read_source(
     source = document_source(index, source, file_path)
     from_chunk = check_from_chunk(from_chunk)
     place = check_place(page, slide)
-    rows = index.table().source_chunks(source)
+    rows = stored_table(index).source_chunks(source)
     if not rows:
         raise _not_found(source)
     total, first = len(rows), rows[0]
@@ -286,7 +283,7 @@ def delete_source(
 ) -> DeleteResult:
     """Remove every chunk of the document from the index (files on disk are untouched)."""
     source = document_source(index, source, file_path)
-    deleted = index.table().delete_sources([source])
+    deleted = stored_table(index).delete_sources([source])
     if deleted == 0:
         raise _not_found(source)
     index.after_small_write()

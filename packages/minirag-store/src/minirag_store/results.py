@@ -26,6 +26,7 @@ __all__ = [
     "JobFiles",
     "JobState",
     "JobStatus",
+    "KnownIndexRow",
     "ListResult",
     "Locator",
     "NeighborsResult",
@@ -252,6 +253,7 @@ class ListResult(TypedDict):
 
     files: list[FileRow]
     warnings: NotRequired[list[str]]  # folders that could not be read, with what to do
+    notice: NotRequired[str]  # a scope was given and nothing lies under it: says so
 
 
 class JobCounts(TypedDict):
@@ -347,16 +349,29 @@ class LastSync(TypedDict):
     errors: list[JobError]  # its first per-file problems (list_files names every failed file)
 
 
+class KnownIndexRow(TypedDict):
+    """One index in the per-user record of synced indexes."""
+
+    roots: list[str]
+    index: str  # its folder (or object-store URI)
+    syncedAt: str  # when it last synced successfully, ISO 8601 UTC
+
+
 class StatusResult(TypedDict, total=False):
     """``status``: every field always present, ``None`` where it has no value or no meaning
     (:func:`minirag_store.status.build_status` fills them), so ``minirag-cli status --json``
     and the MCP ``status`` tool have one key set. With a broken configuration only
-    ``version`` and ``configError`` have values."""
+    ``version``, ``configError`` and ``knownIndexes`` have values."""
 
     version: str
     configError: str | None
     roots: list[str] | None
+    rootsFrom: str | None  # how the roots were found: a flag, a variable, discovered, the record
     dbPath: str | None
+    indexFrom: str | None  # where dbPath came from: --db-path, DB_PATH, the root, the record
+    # the indexes this user synced, newest first (minirag_store.known); also with a broken
+    # configuration, so a command typed outside every root can name them
+    knownIndexes: list[KnownIndexRow] | None
     cacheDir: str | None
     model: str | None
     modelPath: str | None

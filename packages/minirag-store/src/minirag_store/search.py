@@ -29,10 +29,11 @@ from minirag_store.index.search.fusion import (
 )
 from minirag_store.index.storage.schema import scope_filter
 from minirag_store.locators import decode
-from minirag_store.paths import display_path, normalize_scopes, root_of, scope_matches
+from minirag_store.paths import display_path, resolve_scopes, root_of, scope_matches
 from minirag_store.results import QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
+    from minirag_store.config import Config
     from minirag_store.index.search.searcher import VectorPass
     from minirag_store.index.table import ChunkTable
     from minirag_store.parts import Configured, Searchable
@@ -83,10 +84,13 @@ def run_query(
     """
     top_k = _check(query, top_k)
     offset = check_offset(offset)
-    scopes = normalize_scopes(scope)
     config = index.config
+    scopes = resolve_scopes(config, scope)
+    table = index.existing_table()
+    if table is None:  # a query never creates an index (nor its folder)
+        empty: QueryResult = {"results": [], "sources": [], "roots": [], "parents": []}
+        return {**empty, "notice": _empty(config)}
     embedder = index.embedder()
-    table = index.table()
     where = scope_filter(scopes)
     vector_n, keyword_n = candidate_count(offset + top_k)
     weight = config.hybrid_weight
@@ -132,7 +136,7 @@ def run_query(
     found = [(rows[c["id"]], c.get("_distance"), s) for c, s in chosen if c["id"] in rows]
     result = _answer(index, found, parents)
     if not found:
-        notice = _notice(table, scopes) if not offset else _past_the_end(offset)
+        notice = _notice(config, table, scopes) if not offset else _past_the_end(offset)
         if notice:
             result["notice"] = notice
     return result
@@ -157,6 +161,8 @@ def answer_query(
 
     budget = index.config.max_response_tokens if max_tokens is None else max_tokens
     budget = check_max_tokens(budget)
+    # Resolved here, with this process's working folder: a server asked next has its own.
+    scope = resolve_scopes(index.config, scope)
     if ask_server:
         from minirag_store.peer import ask
 
@@ -311,10 +317,16 @@ def _past_the_end(offset: int) -> str:
     return f"No hits ranked past {offset}: the earlier answers hold every hit of this query."
 
 
-def _notice(table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:
+def _empty(config: Config) -> str:
+    return (
+        f"The index at {config.where} is empty: run sync (or ingest files) first, then query again."
+    )
+
+
+def _notice(config: Config, table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:
     chunks, _ = table.counts()
     if chunks == 0:
-        return "The index is empty: run sync (or ingest files) first, then query again."
+        return _empty(config)
     if scopes:
         return (
             f"Nothing indexed matches under scope {', '.join(scopes)}; check the path, "

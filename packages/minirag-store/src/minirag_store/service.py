@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
+from minirag_store import known
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.budget import utf8_bytes
-from minirag_store.config import Config, load_config
+from minirag_store.config import Config, ConfigFlags, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.loading import MODEL, existing_table, new_table, preload
 from minirag_store.index.storage.connection import store_errors_on
@@ -105,29 +105,13 @@ class Index:
 
     @classmethod
     def open(
-        cls,
-        env: Mapping[str, str],
-        *,
-        base_dirs: Sequence[str] | None = None,
-        db_path: str | None = None,
-        cache_dir: str | None = None,
-        model_name: str | None = None,
-        model_path: str | None = None,
-        cwd: Path | None = None,
-        resident: bool = True,
+        cls, env: Mapping[str, str], *, resident: bool = True, **flags: Unpack[ConfigFlags]
     ) -> Index:
-        """Load the configuration from ``env`` and flags; never raises for a bad config.
+        """Load the configuration from ``env`` and ``flags`` (:func:`load_config`'s: the
+        CLI's flags, ``cwd``, ``fallback``); never raises for a bad config.
         ``resident=False``: a process that asks one question (see ``AnnSettings``)."""
         try:
-            config = load_config(
-                env,
-                base_dirs=base_dirs,
-                db_path=db_path,
-                cache_dir=cache_dir,
-                model_name=model_name,
-                model_path=model_path,
-                cwd=cwd,
-            )
+            config = load_config(env, **flags)
         except ConfigError as e:
             return cls(None, str(e), resident=resident)
         return cls(config, resident=resident)
@@ -207,6 +191,14 @@ class Index:
                 self._table_obj = new_table(config, embedder, self._resident)
             return self._table_obj
 
+    def existing_table(self) -> ChunkTable | None:
+        """The chunk table if the index has one, else None; never creates one (reads)."""
+        config = self.config
+        with self._table_lock:
+            if self._table_obj is None:
+                self._table_obj = existing_table(config, self._resident)
+            return self._table_obj
+
     def warm_up(self) -> None:
         """Load now what the first query needs (search snapshot, model, the rest of a
         search's path; a server calls it as it starts). Never creates an index: without one
@@ -236,6 +228,12 @@ class Index:
                 self._sync_obj = SyncManager(self)
             return self._sync_obj
 
+    def resolve_path(self, path: str) -> str:
+        """A file or folder typed to sync or ingest, made absolute: paths.resolve_path."""
+        from minirag_store.paths import resolve_path
+
+        return resolve_path(self.config, path)
+
     # ------------------------------------------------------------------ status
     def status(self) -> StatusResult:
         """Configuration and index health. Always answers, even with a broken configuration."""
@@ -246,6 +244,7 @@ class Index:
     # -------------------------------------------------------------------- sync
     def sync_start(self, path: str | None = None, *, origin: SyncOrigin = "client") -> SyncStarted:
         """Start reconciling the roots (or one path inside them) in the background."""
+        path = None if path is None else self.resolve_path(path)
         return {"jobId": self.syncs().start(path, origin=origin)}
 
     def sync_status(self, job_id: str) -> JobStatus:
@@ -265,7 +264,7 @@ class Index:
     ) -> JobStatus:
         """Reconcile in the foreground (the CLI's ``sync``); returns the finished job.
         ``ray``: a Ray address ("" = RAG_RAY_ADDRESS or a local runtime; ingest/distributed)."""
-        return self.syncs().run(path, progress=progress, ray=ray)
+        return known.after(self.config, self.syncs().run(path, progress=progress, ray=ray))
 
     def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
         """Follow the roots until :meth:`close` (``block``: here until interrupted, as the
@@ -278,11 +277,11 @@ class Index:
 
     # ------------------------------------------------------------------ ingest
     def ingest_file(self, path: str) -> IngestResult:
-        """Ingest or re-ingest one file (absolute path inside a root)."""
+        """Ingest or re-ingest one file inside a root."""
         self._check()
         from minirag_store.ingest.operations import ingest_file
 
-        return ingest_file(self, path)
+        return ingest_file(self, self.resolve_path(path))
 
     def ingest_paths(
         self, paths: Sequence[str], *, progress: ProgressCallback | None = None
@@ -291,7 +290,7 @@ class Index:
         self._check()
         from minirag_store.ingest.operations import ingest_paths
 
-        return ingest_paths(self, paths, progress=progress)
+        return known.after(self.config, ingest_paths(self, paths, progress=progress))
 
     def ingest_data(
         self, data: str, source: str, format: str = "text", title: str | None = None
