@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             "corpus"
         ):
             raise pytest.UsageError(f"{item.nodeid} reads shared_data: mark it @pytest.mark.corpus")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_user_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The per-user data folder of session fixtures (set up before any test's own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("session-user-data")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _user_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets its own per-user data folder (platformdirs reads XDG_DATA_HOME), so
+    the record of synced indexes (minirag_store.known) is never the real user's, and one
+    test's syncs are not another's known indexes. Subprocess helpers pass it on."""
+    folder = tmp_path_factory.mktemp("user-data")
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="session")

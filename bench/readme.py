@@ -80,6 +80,7 @@ def measured(results: Path) -> str:
     languages = load(results, "languages")
     latency = load(results, "sync_latency")
     answerable = load(results, "answerable")
+    tool_list = load(results, "tool_list")
     rf = ref["figures"]
     sci = fusion["results"]["scifact"]["report"]
     ru = fusion["results"]["xquad-ru"]["report"]
@@ -158,6 +159,7 @@ def measured(results: Path) -> str:
         ),
         _answers_row(answers),
         *_answerable_rows(answerable),
+        _tool_list_row(tool_list),
         _latency_row(latency),
         (
             f"watch mode: a saved file -> its new text found, over {watch['edits']} edits in "
@@ -196,10 +198,25 @@ def measured(results: Path) -> str:
                 ("languages", languages),
                 ("answerable", answerable),
                 ("sync_latency", latency),
+                ("tool_list", tool_list),
             )
         ),
     ]
     return "\n".join(lines)
+
+
+def _tool_list_row(tool_list: dict) -> tuple[str, str, str]:
+    """What ``tools/list`` costs every session's context (bench/tool_list.py)."""
+    runs = tool_list["runs"]
+    ours = runs["this"]
+    before = ", ".join(
+        f"{label} {run['total']:,}" for label, run in runs.items() if label != "this"
+    )
+    return (
+        "`tools/list`, read into every session's context: bytes (`bench/tool_list.py`)",
+        "—",
+        f"{ours['total']:,} bytes (target {tool_list['targetBytes']:,}; {before})",
+    )
 
 
 def _latency_row(latency: dict) -> tuple[str, str, str]:

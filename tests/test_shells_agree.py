@@ -65,10 +65,15 @@ def shells(tmp_path_factory: pytest.TempPathFactory, model_env: dict[str, str]) 
     guide = root / "guide.md"
     guide.write_text(GUIDE, encoding="utf-8")
     env = {**model_env, "BASE_DIR": str(root), "DB_PATH": str(db)}
-    index = Index.open(env)
+    # one user data folder for both shells: status lists the same record of synced indexes
+    user = {"XDG_DATA_HOME": str(base / "user-data")}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", user["XDG_DATA_HOME"])
+        index = Index.open(env)
     index.ingest_file(str(guide))
     assert index.table().chunk_count(str(guide)) >= 4
-    yield Shells(index, str(guide), ["--base-dir", str(root), "--db-path", str(db)], model_env)
+    flags = ["--base-dir", str(root), "--db-path", str(db)]
+    yield Shells(index, str(guide), flags, {**model_env, **user})
     index.close()
 
 

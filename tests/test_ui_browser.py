@@ -46,7 +46,7 @@ def server(tmp_path_factory, model_env) -> Iterator[HttpServer]:
     base = tmp_path_factory.mktemp("ui-server")
     env = {
         **model_env,
-        "BASE_DIR": str(write_corpus(base / "docs")),
+        "BASE_DIR": str(_with_readings(write_corpus(base / "docs"))),
         "DB_PATH": str(base / "index"),
         "RAG_HTTP_TOKENS": FULL,
         "RAG_HTTP_READ_TOKENS": READ,
@@ -55,6 +55,21 @@ def server(tmp_path_factory, model_env) -> Iterator[HttpServer]:
         running.root = f"http://127.0.0.1:{running.port}/ui"  # type: ignore[attr-defined]
         running.env = env
         yield running
+
+
+#: A heading that is one long markdown link (as a saved web page gives), and a marker.
+READINGS = (
+    "# Readings\n\n## [A Short History of Microsoft - ThoughtCo](https://www.bing.com/ck/a?!&&p="
+    + "5f1b2c3d4e5f" * 12
+    + "&ptn=3)\n\n<!-- Slide number: 6 -->\n\nThe zeppelin hangar notes describe early "
+    "software licensing and its progress.\n"
+)
+
+
+def _with_readings(root: Path) -> Path:
+    (root / "readings").mkdir(exist_ok=True)
+    (root / "readings" / "history.md").write_text(READINGS, encoding="utf-8")
+    return root
 
 
 class Browser:
@@ -156,8 +171,8 @@ def synced(server, browser) -> dict[str, Any]:
 
 def test_a_sync_started_in_the_page_shows_its_progress_move(synced, browser):
     seen = synced["seen"]
-    assert seen[-1][0] == "succeeded", seen
-    assert int(seen[-1][1]) == 4, seen  # four files indexed; the broken one failed
+    assert seen[-1][0] == "failed", seen  # the broken file: a sync with one says so
+    assert int(seen[-1][1]) == 5, seen  # five files indexed; the broken one failed
     # Progress moved on the page itself, without a reload: a running state was shown,
     # then counts that changed.
     assert any(state in ("pending", "running") for state, _ in seen), seen
@@ -316,6 +331,39 @@ def test_the_cli_link_signs_in_once_to_a_clean_url(synced, server, browser):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_a_hit_reads_cleanly_at_desktop_and_phone_width(synced, server, browser, width):
+    driver = browser.driver
+    browser.sign_in(server.root, FULL)  # the tests before may have left a read session
+    driver.set_window_size(width, 900)
+    try:
+        browser.get(f"{server.root}/?q=zeppelin+hangar+licensing")
+        browser.wait_for("ol.hits")
+        # nothing runs off the right edge: not even a heading that is one long link
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 1, overflow
+        heading = driver.find_element("css selector", ".hit .heading").text
+        assert "A Short History of Microsoft" in heading and "bing.com" not in heading
+        hit = driver.find_element("css selector", ".hit")
+        assert "Slide number" not in hit.text and "<!--" not in hit.text
+        # the fused score is behind the Details toggle, shown on a click
+        score = hit.find_element("css selector", ".score")
+        assert not score.is_displayed()
+        hit.find_element("css selector", "details.why summary").click()
+        assert score.is_displayed() and "fused score" in score.text
+        # removing asks first: the choices appear only after opening the panel
+        hit.find_element("css selector", "h2 a").click()
+        panel = browser.wait_for("details.remove")
+        exclude = panel.find_element("css selector", 'button[value="exclude"]')
+        assert not exclude.is_displayed()
+        panel.find_element("css selector", "summary").click()
+        assert exclude.is_displayed() and "indexes it again" in panel.text
+    finally:
+        driver.set_window_size(1280, 900)
 
 
 def test_no_request_left_loopback(synced, browser):

@@ -74,7 +74,9 @@ class Ran:
 @pytest.fixture(scope="session")
 def cli_env(model_env: dict[str, str]) -> dict[str, str]:
     """Environment for a CLI run: the offline model, no inherited roots or index path."""
-    env = {k: v for k, v in os.environ.items() if k not in {"BASE_DIR", "BASE_DIRS", "DB_PATH"}}
+    # XDG_DATA_HOME is each test's own (the root conftest): run_cli and invoke add it per run
+    skip = {"BASE_DIR", "BASE_DIRS", "DB_PATH", "XDG_DATA_HOME"}
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     env.update(model_env)
     env.pop("NO_COLOR", None)
     env.pop("FORCE_COLOR", None)
@@ -90,7 +92,7 @@ def run_cli(cli_env: dict[str, str]) -> Callable[..., Ran]:
         proc = subprocess.run(
             [str(CLI), *args],
             cwd=cwd,
-            env={**cli_env, **(env or {})},
+            env={**cli_env, "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"], **(env or {})},
             capture_output=True,
             text=True,
             timeout=240,
@@ -112,7 +114,8 @@ def invoke(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable
     runner = CliRunner()
 
     def run(*args: str, env: dict[str, str] | None = None) -> Ran:
-        result = runner.invoke(app, list(args), env={**cli_env, **(env or {})})
+        here = {"XDG_DATA_HOME": os.environ["XDG_DATA_HOME"]}
+        result = runner.invoke(app, list(args), env={**cli_env, **here, **(env or {})})
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception
         return Ran(result.exit_code, result.stdout, result.stderr)

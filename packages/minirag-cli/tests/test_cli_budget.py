@@ -93,10 +93,10 @@ def test_query_serves_top_k_without_a_budget(invoke, indexed):
     assert whole.code == 0, whole.stderr
     data = whole.json()
     assert "trimmed" not in data and len(chunks_held(data)) == 40
-    fitted = invoke(*query, "--max-tokens", "6000").json()  # what an MCP client gets
-    assert fitted["trimmed"]["maxTokens"] == 6000
+    fitted = invoke(*query, "--max-tokens", "1000").json()
+    assert fitted["trimmed"]["maxTokens"] == 1000
     assert len(json.dumps(fitted)) < len(json.dumps(data))
-    assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "6000"}).json() == fitted
+    assert invoke(*query, env={"RAG_MAX_RESPONSE_TOKENS": "1000"}).json() == fitted
 
 
 def test_a_max_tokens_too_small_is_refused(invoke, indexed):
@@ -104,3 +104,22 @@ def test_a_max_tokens_too_small_is_refused(invoke, indexed):
     ran = invoke("query", "coolant", "--max-tokens", "500", *flags)
     assert ran.code == 1
     assert ran.stderr == "error: maxTokens must be 0 (no limit) or at least 1000, got 500\n"
+
+
+def test_read_prints_a_long_document_whole_in_a_terminal(invoke, tmp_path: Path):
+    # A terminal is not a model's context: `read`, like `query`, takes no budget unless
+    # asked (the 6,000-token default once cut a thesis into ~20 calls of --from-chunk).
+    root = tmp_path / "docs"
+    root.mkdir()
+    long_manual = field_manual(400)
+    (root / "long.md").write_text(long_manual, encoding="utf-8")
+    flags = ["--base-dir", str(root), "--db-path", str(tmp_path / "index")]
+    assert invoke("ingest", str(root), *flags).code == 0
+    whole = invoke("read", str(root / "long.md"), *flags)
+    assert whole.code == 0 and whole.stderr == "", whole.stderr
+    assert "".join(whole.stdout.split()) == "".join(long_manual.split())
+    asked = invoke("read", str(root / "long.md"), "--max-tokens", "1000", *flags)
+    assert asked.code == 0 and "--from-chunk" in asked.stderr
+    assert len(asked.stdout) < len(whole.stdout) / 4
+    data = invoke("read", str(root / "long.md"), "--json", *flags).json()
+    assert "nextChunk" not in data and "notice" not in data

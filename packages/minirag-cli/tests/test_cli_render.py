@@ -8,7 +8,6 @@ import pytest
 from minirag_cli.progress import RateClock, rate_and_eta
 from minirag_cli.render import show_job, show_query
 from minirag_cli.tables import show_list, show_status
-from minirag_web.highlight import query_terms, term_spans
 
 #: An SGR sequence that sets a colour (foreground 30-37/90-97, or 38;...), not just bold.
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
@@ -93,22 +92,6 @@ def test_no_color_keeps_emphasis_but_drops_colour(capsys, monkeypatch):
     assert "\x1b[1mconnection\x1b[0m" in out  # still bold, as NO_COLOR allows
 
 
-@pytest.mark.parametrize(
-    ("query", "text", "expected"),
-    [
-        ("timeouts", "A Timeout, two timeouts.", ["Timeout", "timeouts"]),
-        ("how to restore the backup", "Restoring backups is slow", ["Restoring", "backups"]),
-        ("индексация документов", "Индексации подлежат документы", ["Индексации", "документы"]),
-        ("MAX_FILE_SIZE", "Set MAX_FILE_SIZE or MAX_FILES", ["MAX_FILE_SIZE"]),
-        ("the of to", "the end of it", []),
-        ("time", "timestamp and time", ["time"]),
-    ],
-)
-def test_term_spans_match_inflections_not_stopwords(query, text, expected):
-    spans = term_spans(text, query_terms(query))
-    assert [text[a:b] for a, b in spans] == expected
-
-
 def _row(display: str, state: str, chunks: int, title: str = "", *, ocr: str = "", kind="file"):
     return {
         "source": "/docs/" + display if kind == "file" else display,
@@ -135,7 +118,7 @@ def test_list_is_a_table_with_ocr_marker_and_summary(capsys, monkeypatch):
     show_list(result)
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[0].split() == ["state", "chunks", "path", "title"]
+    assert lines[0].split() == ["state", "chunks", "path", "title", "/", "reason"]
     scan = next(line for line in lines if "scans/b.pdf" in line)
     assert "scans/b.pdf [ocr:rapidocr]" in scan and scan.split()[:2] == ["ingested", "2"]
     assert "[ocr:" not in next(line for line in lines if "a.md" in line)
@@ -171,21 +154,32 @@ def test_status_lists_settings_in_reading_order(capsys, monkeypatch):
 
 
 def test_job_line_carries_every_counter(capsys):
-    counts = {"scanned": 5, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0, "failed": 1}
+    counts = {"scanned": 7, "ingested": 3, "skipped": 1, "deleted": 0, "unreadable": 0,
+              "failed": 1, "unsupported": 2}  # fmt: skip
+    files = {"ingested": [], "skipped": [], "deleted": [], "unreadable": [], "failed": [],
+             "unsupported": ["/d/a.rtf", "/d/b.RTF"]}  # fmt: skip
+    slow = {"source": "/d/scan.pdf", "seconds": 9.25, "convertSeconds": 8.0, "ocrPages": 3,
+            "ocrSeconds": 7.5, "chunkSeconds": 0.05, "embedSeconds": 1.2, "chunks": 12}  # fmt: skip
     show_job(
         {
             "jobId": "j",
-            "state": "succeeded",
+            "state": "failed",
             "startedAt": None,
             "finishedAt": None,
-            "counts": counts,
+            "counts": counts,  # type: ignore[typeddict-item]
             "errors": [],
-            "error": None,
+            "error": "1 file could not be ingested (see errors)",
+            "files": files,  # type: ignore[typeddict-item]
+            "slowest": [slow],  # type: ignore[list-item]
         },
         "sync",
     )
     assert capsys.readouterr().out == (
-        "sync done: scanned 5, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1\n"
+        "sync failed: scanned 7, ingested 3, skipped 1, deleted 0, unreadable 0, failed 1, "
+        "unsupported 2 (.rtf 2)\n"
+        "slowest files:\n"
+        "  9.2 s  /d/scan.pdf: convert 8.0 s (OCR 3 pages 7.5 s), chunk 0.1 s, embed 1.2 s "
+        "(12 chunks)\n"
     )
 
 
@@ -209,3 +203,24 @@ def test_rate_clock_ignores_the_first_burst_and_averages_the_run():
     assert clock.rate(40, 80) == ""  # a burst 10 ms in: no honest rate yet
     assert clock.rate(40, 80) == "20.0 files/s, 0:00:02 left"
     assert clock.rate(80, 80) == "20.0 files/s"
+
+
+def test_a_passage_shows_no_machine_marker_and_a_heading_no_link_target(capsys):
+    result = {
+        "results": [
+            {
+                "src": 0,
+                "chunkIndex": 3,
+                "locator": {"headingPath": "Notes > [History](https://example.org/h?x=1)"},
+                "text": "<!-- Slide number: 6 -->\n\nThe program reports progress.\n",
+            }
+        ],
+        "sources": [{"displayPath": "deck.pptx", "root": 0}],
+        "roots": ["/docs"],
+        "parents": [],
+    }
+    show_query(result, "progress")
+    out = capsys.readouterr().out
+    assert "Slide number" not in out and "<!--" not in out
+    assert "§ Notes > History" in out and "example.org" not in out
+    assert "The program reports progress." in out

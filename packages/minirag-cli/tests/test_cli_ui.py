@@ -18,14 +18,19 @@ import httpx
 CLI = Path(sys.executable).parent / "minirag-cli"
 
 
-def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_env):
-    proc = subprocess.Popen(
+def _start_ui(built, cli_env) -> subprocess.Popen[str]:
+    """``minirag-cli ui --no-browser`` over the built index, its output piped."""
+    return subprocess.Popen(
         [str(CLI), "ui", "--no-browser", *built["flags"]],
         env=cli_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_env):
+    proc = _start_ui(built, cli_env)
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -50,6 +55,58 @@ def test_ui_prints_a_one_time_link_on_loopback_and_stops_on_ctrl_c(built, cli_en
         code = proc.wait(30)
     assert code in (0, 130, -signal.SIGINT), code
     assert link.group(2) not in (proc.stdout.read() if proc.stdout else "")
+
+
+def _ui_link(built, cli_env) -> subprocess.CompletedProcess[str]:
+    """``minirag-cli ui --link`` over the built index."""
+    return subprocess.run(
+        [str(CLI), "ui", "--link", *built["flags"]],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_spent_link_is_no_dead_end_ui_link_signs_in_again(built, cli_env):
+    # The printed link works once and the cookie can be lost (another browser, a cleared
+    # profile): `minirag-cli ui --link` mints a new one-time link for the running page.
+    refused = _ui_link(built, cli_env)
+    assert refused.returncode == 1
+    assert "No minirag-cli ui is running" in refused.stderr and "minirag-cli ui" in refused.stderr
+    proc = _start_ui(built, cli_env)
+    try:
+        assert proc.stderr is not None
+        first = re.search(r"http://127\.0\.0\.1:(\d+)/login\?secret=\S+", proc.stderr.readline())
+        assert first, "no link printed"
+        assert "ui --link" in proc.stderr.readline()
+        assert httpx.get(first.group(0), timeout=30).status_code == 303
+        spent = httpx.get(first.group(0), timeout=30)
+        assert spent.status_code == 401 and "minirag-cli ui --link" in spent.text
+        links = []
+        for _ in range(2):
+            ran = _ui_link(built, cli_env)
+            assert ran.returncode == 0, ran.stderr
+            links.append(ran.stdout.strip())
+        assert links[0] != links[1]
+        for link in links:
+            assert link.startswith(f"http://127.0.0.1:{first.group(1)}/login?secret=")
+            with httpx.Client(timeout=30) as client:
+                signed = client.get(link)
+                assert signed.status_code == 303
+                assert "max-age" in signed.headers["set-cookie"].lower()  # outlives the browser
+                assert client.get(f"http://127.0.0.1:{first.group(1)}/files").status_code == 200
+            assert httpx.get(link, timeout=30).status_code == 401  # each works once
+        forged = links[0].rsplit(".", 1)[0] + "." + "0" * 64
+        assert httpx.get(forged, timeout=30).status_code == 401
+        link_file = built["db"] / "ui-link.json"
+        assert link_file.stat().st_mode & 0o777 == 0o600
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    assert not link_file.exists()  # withdrawn when the page stops
+    gone = _ui_link(built, cli_env)
+    assert gone.returncode == 1
 
 
 def test_ui_follows_the_files_and_shows_what_failed(tmp_path, cli_env):

@@ -40,7 +40,8 @@ def child_env(extra: dict[str, str]) -> dict[str, str]:
     explicit syncs whose counts the tests check, and a watcher's own first sync would do
     part of that work first (test_mcp_watch.py runs servers with it on).
     """
-    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
+    keep = ("PATH", "HOME", "LANG", "TMPDIR", "XDG_DATA_HOME")  # the test's own user data
+    base = {k: os.environ[k] for k in keep if k in os.environ}
     return {**base, "RAG_WATCH": "off", **extra}
 
 

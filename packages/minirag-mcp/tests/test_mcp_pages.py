@@ -96,7 +96,7 @@ async def test_bad_input_is_a_tool_error_with_the_store_message(pdf_env, tmp_pat
             },
             "cooling.md is not a PDF": {"source": "specs/cooling.md", "page": 1},
             "Path outside configured document roots": {"filePath": str(outside), "page": 1},
-            "No indexed source 'missing.pdf'": {"source": "missing.pdf", "page": 1},
+            "/missing.pdf'; list_files shows what is indexed": {"source": "missing.pdf", "page": 1},
             "page must be at least 1, got 0": {"source": "audit.pdf", "page": 0},
             "scale must be at least 0.1": {"source": "audit.pdf", "page": 1, "scale": 0.01},
         }

@@ -163,6 +163,7 @@ def test_status_command_exits_0_even_with_a_broken_config(broken_env):
     assert {k for k, v in data.items() if v is not None} == {
         "version",
         "configError",
+        "knownIndexes",
         "transport",
         "instructionsTruncated",
     }

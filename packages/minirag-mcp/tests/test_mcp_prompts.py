@@ -42,9 +42,28 @@ async def test_three_prompts_with_typed_arguments(client):
 async def test_answer_searches_first_cites_and_admits_silence(client):
     text = _text(await client.get_prompt("answer", {"question": "How often is P-7 flushed?"}))
     assert "How often is P-7 flushed?" in text
-    assert text.index("query_documents") < text.index("Cite")
+    assert text.index("query_documents") < text.index("Sources")
     assert "displayPath" in text and "locator" in text
     assert "do not answer" in text
+
+
+async def test_arguments_are_described_in_words_not_schemas(client):
+    # fastmcp appends "Provide a value matching the following JSON schema: {...}" to an
+    # argument that is not a bare str: a person filling in the form reads words.
+    for prompt in await client.list_prompts():
+        for argument in prompt.arguments or []:
+            assert argument.description, (prompt.name, argument.name)
+            assert "schema" not in argument.description.lower(), argument.description
+            assert "{" not in argument.description, argument.description
+
+
+async def test_the_answer_prompt_cites_as_the_instructions_do(client):
+    # One citation style: the instructions' "Sources" list, never inline (path, p. 3).
+    from minirag_mcp.instructions import INSTRUCTIONS
+
+    text = _text(await client.get_prompt("answer", {"question": "Where is P-7?"}))
+    assert '"Sources" list' in INSTRUCTIONS and '"Sources" list' in text
+    assert "e.g. (" not in text
 
 
 async def test_summarize_takes_a_page_range_and_find_a_phrase(client):

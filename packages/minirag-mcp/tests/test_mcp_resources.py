@@ -52,14 +52,16 @@ async def _not_found(client: Client, uri: str) -> str:
     return caught.value.error.message
 
 
-async def test_every_document_is_listed_with_its_name_title_and_size(client, env):
+async def test_every_document_is_listed_with_its_name_and_title_and_no_file_size(client, env):
     listed = {str(r.uri): r for r in await client.list_resources()}
     files = [*CORPUS, "audit.pdf", "manual.md"]
     assert set(listed) == {f"minirag://file/{p}" for p in files} | {"minirag://data/notes/standup"}
     cooling = listed["minirag://file/specs/cooling.md"]
     assert cooling.name == "specs/cooling.md" and cooling.title == "Cooling system"
     assert cooling.mime_type == "text/markdown"
-    assert cooling.size == len(CORPUS["specs/cooling.md"].encode())
+    # A size is the size of what a read returns; the original file's bytes (a PDF's
+    # 282,554 under text/markdown) are not, and the markdown's depends on the budget.
+    assert all(r.size is None for r in listed.values())
     templates = {t.uri_template for t in await client.list_resource_templates()}
     assert "minirag://file/{path*}{?page}" in templates
 

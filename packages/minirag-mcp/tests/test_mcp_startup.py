@@ -18,7 +18,7 @@ from fastmcp import Client
 from mcp_testlib import RawServer, structured
 from minirag_mcp.instructions import INSTRUCTIONS
 from minirag_mcp.readiness import Readiness
-from minirag_mcp.schemas import inline_refs
+from minirag_mcp.schemas import compact_parameters
 from minirag_mcp.server import create_server
 from minirag_store import Index
 
@@ -114,7 +114,13 @@ def test_degraded_mode_serves_and_warms_nothing(broken_env):
         assert len(listed["result"]["tools"]) == 12
         status = call(server, 2, "status", {})["structuredContent"]
         known = {k for k, v in status.items() if v is not None}
-        assert known == {"version", "configError", "transport", "instructionsTruncated"}
+        assert known == {
+            "version",
+            "configError",
+            "knownIndexes",
+            "transport",
+            "instructionsTruncated",
+        }
         assert status["transport"] == "stdio"
         refused = call(server, 3, "query_documents", {"query": "anything"})
         assert refused["isError"]
@@ -128,6 +134,11 @@ def test_degraded_mode_serves_and_warms_nothing(broken_env):
 def test_a_failing_warm_up_is_reported_and_the_query_says_why(corpus_env, tmp_path: Path):
     empty = tmp_path / "no-model-here"  # a folder, so the configuration is valid
     empty.mkdir()
+    built = Index.open(corpus_env)  # an index to search: a query on none needs no model
+    try:
+        assert built.sync()["state"] == "succeeded"
+    finally:
+        built.close()
     env = {**corpus_env, "MODEL_PATH": str(empty)}
     server = RawServer(env)
     try:
@@ -196,41 +207,33 @@ def test_tools_list_needs_no_schema_dereferencing_library(corpus_env, tmp_path: 
 
 
 @pytest.mark.anyio
-async def test_listed_schemas_equal_fastmcps_own_dereferencing(corpus_env):
+async def test_listed_arguments_are_fastmcps_own_without_the_null_variants(corpus_env):
     from fastmcp.tools import Tool
-    from fastmcp.utilities.json_schema import dereference_refs
 
     server = create_server(Index.open(corpus_env))
     listed = await server.list_tools()
     assert len(listed) == 12
     for tool in listed:
         plain = Tool.from_function(tool.fn)  # as fastmcp's decorator derives it
-        pairs = [(tool.parameters, plain.parameters), (tool.output_schema, plain.output_schema)]
-        if tool.name == "read_page_image":  # image content, no output schema (minirag_mcp.pages)
-            assert tool.output_schema is plain.output_schema is None
-            pairs = pairs[:1]
-        for ours, raw in pairs:
-            assert raw is not None and ours is not None
-            assert "$ref" not in json.dumps(ours), tool.name
-            assert ours == dereference_refs(raw), tool.name
+        assert tool.output_schema is None, tool.name
+        assert "$ref" not in json.dumps(tool.parameters), tool.name
+        assert set(tool.parameters["properties"]) == set(plain.parameters["properties"])
+        assert tool.parameters.get("required") == plain.parameters.get("required")
+        assert '{"type": "null"}' not in json.dumps(tool.parameters), tool.name
 
 
-def test_inlining_leaves_cycles_and_foreign_references_alone():
-    cyclic = {
-        "$defs": {"Node": {"properties": {"next": {"$ref": "#/$defs/Node"}}}},
-        "$ref": "#/$defs/Node",
-    }
-    assert inline_refs(cyclic) == cyclic
-    remote = {"properties": {"a": {"$ref": "https://example.com/schema"}}}
-    assert inline_refs(remote) == remote
-    nested = {
-        "$defs": {"Hit": {"type": "object", "properties": {"n": {"type": "integer"}}}},
-        "properties": {"hits": {"type": "array", "items": {"$ref": "#/$defs/Hit"}},
-                       "top": {"$ref": "#/$defs/Hit", "description": "the best"}},
-    }  # fmt: skip
-    assert inline_refs(nested) == {
-        "properties": {
-            "hits": {"type": "array", "items": nested["$defs"]["Hit"]},
-            "top": {**nested["$defs"]["Hit"], "description": "the best"},
-        }
+def test_an_optional_argument_is_listed_as_its_own_type():
+    schema = {"properties": {
+        "path": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
+                 "description": "a path"},
+        "scope": {"anyOf": [{"type": "string"}, {"type": "array"}, {"type": "null"}],
+                  "default": None},
+        "topK": {"type": "integer", "default": 8},
+        "either": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "x"},
+    }}  # fmt: skip
+    assert compact_parameters(schema)["properties"] == {
+        "path": {"type": "string", "description": "a path"},
+        "scope": {"anyOf": [{"type": "string"}, {"type": "array"}]},
+        "topK": {"type": "integer", "default": 8},  # a real default stays
+        "either": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "x"},
     }

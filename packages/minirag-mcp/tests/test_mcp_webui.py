@@ -26,7 +26,7 @@ async def mcp_app(scope, receive, send):
 
 
 def mounted(http: HttpSettings | None, broken_env) -> TestClient:
-    middleware, _ = web_ui(Index.open(broken_env), http, {"transport": "http"})
+    middleware = web_ui(Index.open(broken_env), http, {"transport": "http"})
     app = MountUi(mcp_app, **middleware.kwargs)
     return TestClient(app, base_url="http://127.0.0.1:8000")
 

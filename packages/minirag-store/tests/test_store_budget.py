@@ -32,7 +32,11 @@ def squeeze(text: str) -> str:
 def untrimmed(with_config):
     """The query's answer with a budget it fits in easily."""
     result = with_config(max_response_tokens=10**7).query(QUERY, top_k=8)
-    assert len(chunks_held(result)) == 8 and len(result["parents"]) >= 3
+    assert len(chunks_held(result)) == 8
+    # A section is sent beside a hit only when the hit is not the whole of it.
+    for hit in result["results"]:
+        if "parent" in hit:
+            assert hit["text"] != result["parents"][hit["parent"]]
     return result
 
 
@@ -144,7 +148,8 @@ def test_then_the_lowest_ranked_hits_never_the_top_one(with_config, token_counte
     assert trimmed["hitsLeftOut"] == 40 - kept
     assert trimmed["nextOffset"] == kept
     sections = {h["parentId"] for h in ranked[:kept] if h["parentId"] is not None}
-    assert trimmed["parentsLeftOut"] == len(sections)  # those of the hits still shown
+    # those of the hits still shown, but for a section a passage holds whole (never sent)
+    assert trimmed["parentsLeftOut"] <= len(sections)
     shown = {hit["source"] for hit in hits}
     assert {s["source"] for s in expand(result)["sources"]} == shown
     assert {h["src"] for h in result["results"]} == set(range(len(result["sources"])))

@@ -182,7 +182,7 @@ def test_a_link_pointed_out_of_the_root_after_indexing_is_refused(docs: Docs, tm
 
 
 def test_missing_unindexed_and_deleted_files_are_not_found(docs: Docs):
-    with pytest.raises(NotFoundError, match=r"No indexed source .nowhere\.pdf."):
+    with pytest.raises(NotFoundError, match=r"No indexed source '/.+/nowhere\.pdf'"):
         docs.index.page_image("nowhere.pdf", 1)
     fresh = docs.root / "fresh.pdf"
     fresh.write_bytes(drawn_pdf(1))

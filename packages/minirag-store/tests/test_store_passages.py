@@ -122,3 +122,25 @@ def test_reading_on_from_next_offset_repeats_no_chunk(make_index, docs_root, wri
     everything = held(index.query(query, top_k=60, max_tokens=0))
     assert not held(first) & held(rest)
     assert held(first) | held(rest) <= everything
+
+
+def test_a_passage_that_is_its_whole_section_is_sent_once(make_index, docs_root, write_docs):
+    # A short section is one chunk: its hit's text is the whole section, so `parents`
+    # would repeat it word for word (2 of 4 hits for a SciFact query did).
+    index = make_index()
+    short = "# Pumps\n\n## Valves\n\nThe relief valve opens at 4 bar and is checked weekly.\n"
+    write_docs(index, docs_root, {"valves.md": short, "pumps.md": _long_section()})
+    answer = index.query("relief valve opens at 4 bar", top_k=4, max_tokens=0)
+    top = answer["results"][0]
+    assert expand(answer)["results"][0]["source"].endswith("valves.md")
+    assert "relief valve opens at 4 bar" in top["text"] and "parent" not in top
+    assert all(top["text"] != section for section in answer["parents"])
+    for hit in answer["results"]:  # a part of a longer section still points at it
+        if "parent" in hit:
+            assert hit["text"] != answer["parents"][hit["parent"]]
+            assert hit["text"] in answer["parents"][hit["parent"]]
+    fitted = index.query("relief valve opens at 4 bar", top_k=4, max_tokens=1000)
+    assert "parent" not in fitted["results"][0]
+    assert fitted.get("trimmed", {}).get("parentsLeftOut", 0) <= len(
+        {h["parent"] for h in answer["results"] if "parent" in h}
+    )

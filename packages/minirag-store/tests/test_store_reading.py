@@ -99,8 +99,8 @@ def test_a_document_is_named_by_exactly_one_of_file_path_or_source(corpus_index)
             call(source=path, file_path=path)
         with pytest.raises(InvalidArgumentError, match="non-empty"):
             call(source="  ")
-        with pytest.raises(InvalidArgumentError, match="absolute path"):
-            call(source=None, file_path="guide.md")
+        with pytest.raises(NotFoundError, match=r"No indexed source '/.+/no-such\.md'"):
+            call(source=None, file_path="no-such.md")  # a displayPath naming nothing
         with pytest.raises(PathOutsideRootsError):
             call(source=None, file_path="/etc/hostname")
         assert index.read_file(path) == by_source, f"{name} changed the index"
@@ -160,6 +160,30 @@ def test_a_query_answers_displaypath_names_the_document_for_every_tool(
     assert whole["source"] == str(first / "only-here.md") and "June" in whole["text"]
     near = index.read_chunk_neighbors(summary["displayPath"], 0)
     assert near["source"] == str(first / "only-here.md")
-    with pytest.raises(InvalidArgumentError, match="indexed under several roots"):
+    with pytest.raises(InvalidArgumentError, match="under several document roots"):
         index.read_file("notes/huts.md")
     assert "October" in index.read_file(str(first / "notes" / "huts.md"))["text"]
+
+
+def test_excluding_a_file_keeps_it_out_of_every_later_sync(make_index, docs_root, write_docs):
+    index = make_index()
+    odd = "old [draft] *v2*.md"
+    write_docs(
+        index,
+        docs_root,
+        {odd: "# Old\n\nThe retired zeppelin schedule.\n", "keep.md": "# Keep\n\nKept.\n"},
+    )
+    out = index.delete_file(odd, exclude=True)  # the displayPath, as a search names it
+    assert out["rule"] == "/old \\[draft] \\*v2\\*.md" and out["deletedChunks"] > 0
+    assert out["ignoreFile"] == str(docs_root / ".miniragignore")
+    again = index.delete_file(
+        file_path=str(docs_root / odd), exclude=True
+    )  # a second time: one rule
+    assert again["deletedChunks"] == 0
+    assert (docs_root / ".miniragignore").read_text(encoding="utf-8") == out["rule"] + "\n"
+    index.sync()
+    shown = {s["displayPath"] for s in index.query("retired zeppelin schedule", top_k=5)["sources"]}
+    assert odd not in shown and "keep.md" in shown
+    index.ingest_data("# Note\n\nA note.", "notes/n1", "markdown")
+    with pytest.raises(InvalidArgumentError, match="only files can be excluded"):
+        index.delete_file("notes/n1", exclude=True)

@@ -42,7 +42,8 @@ def test_result_shape_sources_and_parents(corpus_index):
     result = index.query("supplier payment run", top_k=5)
     hit = result["results"][0]
     # no locator: a short text file has no page and its heading is its title; no scores
-    assert set(hit) == {"src", "chunkIndex", "match", "parent", "text"}
+    # and no parent: the passage is its whole section, which is not sent twice
+    assert set(hit) == {"src", "chunkIndex", "match", "text"}
     summary = result["sources"][hit["src"]]
     assert summary == {"displayPath": "en/invoices.md", "root": 0, "title": "Accounts payable"}
     assert result["roots"] == [str(root)]  # the absolute path: roots[root] + displayPath
@@ -51,7 +52,11 @@ def test_result_shape_sources_and_parents(corpus_index):
     assert set(hit.get("locator", {})) <= {"headingPath"}
     assert hit.get("locator", {}).get("headingPath", summary["title"]).startswith("Accounts")
     assert not hit["text"].startswith("Accounts payable")
-    assert "purchase order" in result["parents"][hit["parent"]]
+    assert "purchase order" in hit["text"]
+    for each in result["results"]:  # a section comes only beside a part of it
+        if "parent" in each:
+            assert each["text"] in result["parents"][each["parent"]]
+            assert each["text"] != result["parents"][each["parent"]]
     assert len(result["parents"]) == len(set(result["parents"]))  # each section once
     assert len(result["sources"]) == len({s["displayPath"] for s in result["sources"]})
     # every source listed is one a hit points at (the hits a source has: those naming it)
@@ -240,7 +245,11 @@ def test_parents_fetched_in_one_batch(corpus_index, monkeypatch):
     assert len(calls) == 1
     guide_hits = [h for h in result["results"] if h["source"] == str(root / "guide.md")]
     assert guide_hits
-    parent = result["parents"][guide_hits[0]["parentId"]]
+    # the section as sent beside a part of it, or as the passage that holds it whole
+    parent = max(
+        (result["parents"][h["parentId"]] if h["parentId"] else h["text"] for h in guide_hits),
+        key=len,
+    )
     # The section comes back once, whole, without the breadcrumb each chunk repeats.
     assert "Backups run nightly at two." in parent
     assert "fifteen minutes." in parent

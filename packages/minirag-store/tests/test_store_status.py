@@ -11,7 +11,9 @@ from minirag_store.status import STATUS_FIELDS
 def test_broken_config_gives_version_and_error(tmp_path):
     index = Index.open({"BASE_DIR": str(tmp_path / "missing")})
     status = index.status()
-    assert {key for key, value in status.items() if value is not None} == {"version", "configError"}
+    given = {key for key, value in status.items() if value is not None}
+    assert given == {"version", "configError", "knownIndexes"}
+    assert status["knownIndexes"] == []  # none synced yet: a fresh user data folder
     assert list(status) == list(STATUS_FIELDS)  # every field, null where it has no value
     assert "does not exist" in status["configError"]
 

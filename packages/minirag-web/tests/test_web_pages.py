@@ -12,9 +12,10 @@ import re
 import pytest
 from minirag_web.access import OneTimeSecret, OpenGate, TokenGate
 from minirag_web.app import CSP, create_app
-from minirag_web.joblog import SyncLog
 from starlette.testclient import TestClient
-from web_testlib import BROKEN
+from web_testlib import BROKEN, CORPUS, UNSUPPORTED
+
+CORPUS_LUNCH = CORPUS["notes/lunch.txt"]
 
 SECRET = "one-time-secret-for-the-tests"
 FULL = "full-token-0123456789abcdef"
@@ -30,13 +31,10 @@ def client(app) -> TestClient:
 @pytest.fixture(scope="module")
 def local(indexed):
     """The page as ``minirag-cli ui`` serves it (one-time secret, loopback Host check)."""
-    log = SyncLog()
-    log.record(indexed["job"])  # the module's sync: what the files view knows failed
     app = create_app(
         indexed["index"],
         OneTimeSecret(SECRET),
         allowed_hosts=["127.0.0.1", "localhost"],
-        sync_log=log,
     )
     return app
 
@@ -201,6 +199,43 @@ def test_the_files_view_counts_filters_and_says_why_a_file_failed(signed_in):
     assert signed_in.get("/files?state=bogus").status_code == 400
 
 
+def test_health_shows_the_last_sync_whoever_ran_it(indexed):
+    # A page that started no sync itself (a fresh app: `ui`'s start-up sync is the
+    # watcher's, a client's or the CLI's) still shows the index's last sync.
+    app = create_app(indexed["index"], OneTimeSecret("a-fresh-secret-for-health"))
+    c = client(app)
+    assert c.get("/login?secret=a-fresh-secret-for-health").status_code == 200
+    page = c.get("/health").text
+    assert "No sync started from this page" not in page
+    last = page[page.index('id="last-sync"') :]
+    assert "Last sync, by minirag-cli" in last and "failed" in last
+    assert BROKEN in last and "UTC" in last
+
+
+def test_counts_agree_across_removals_and_processes(indexed):
+    # One account of the files: a removal does not turn the failed file into "not
+    # ingested", and a page that watched no sync counts what the one that did counts.
+    fresh = client(create_app(indexed["index"], OneTimeSecret("another-fresh-secret-xyz")))
+    fresh.get("/login?secret=another-fresh-secret-xyz")
+    first = fresh.get("/files").text
+    assert "1 failed" in first
+    index, root = indexed["index"], indexed["root"]
+    try:
+        index.delete_file("notes/lunch.txt")
+        after = fresh.get("/files").text
+        assert "1 failed" in after and "1 not ingested" in after
+    finally:
+        index.ingest_file(str(root / "notes/lunch.txt"))
+
+
+def test_the_files_view_lists_unsupported_files_with_the_reason(signed_in):
+    page = signed_in.get("/files").text
+    assert "1 unsupported" in page
+    shown = signed_in.get("/files?state=unsupported").text
+    assert UNSUPPORTED in shown and "unsupported file type .rtf" in shown
+    assert BROKEN not in shown
+
+
 def test_posts_need_the_same_origin_and_the_csrf_token(indexed):
     app = create_app(indexed["index"], OpenGate())
     c = client(app)
@@ -244,7 +279,8 @@ def test_a_full_token_starts_a_sync_and_its_events_end_with_done(team):
     assert "event: progress" in text and '"scanned"' in text
     assert text.rstrip().endswith("event: done\ndata: {}")
     page = writer.get(started.headers["location"]).text
-    assert re.search(r'data-field="state"[^>]*>succeeded<', page)
+    # The corpus holds a broken PDF: a sync with a failed file ends "failed", saying so.
+    assert re.search(r'data-field="state"[^>]*>failed<', page)
 
 
 def test_signing_out_ends_the_session(team):
@@ -262,7 +298,7 @@ def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
     assert "Remove from the index" not in read_page
     refused = reader.post("/remove", data={"csrf": csrf_of(read_page), "source": lunch},
                           headers=SAME, follow_redirects=False)  # fmt: skip
-    assert refused.status_code == 403 and "removes a document" in refused.text
+    assert refused.status_code == 403 and "removes or re-indexes a document" in refused.text
     writer = sign_in(team, FULL)
     page = writer.get("/read", params={"source": lunch}).text
     assert "Remove from the index" in page
@@ -281,6 +317,39 @@ def test_only_a_full_token_removes_a_document_from_the_index(team, indexed):
         assert again.status_code == 404 and "Traceback" not in again.text
     finally:
         indexed["index"].ingest_file(str(indexed["root"] / lunch))
+
+
+def test_removing_asks_first_and_offers_to_exclude_or_re_index(team, indexed):
+    root, index = indexed["root"], indexed["index"]
+    lunch = "notes/lunch.txt"
+    writer = sign_in(team, FULL)
+    page = writer.get("/read", params={"source": lunch}).text
+    # one click opens the choices, with what each does; none removes by itself
+    panel = page[page.index('<details class="remove">') : page.index("</details>")]
+    assert "Remove from the index…" in panel and "indexes it again" in panel
+    for action in ("remove", "exclude", "reindex"):
+        assert f'name="action" value="{action}"' in panel
+    ignore = root / ".miniragignore"
+    try:
+        (root / lunch).write_text("Team lunch moved to Tuesdays.\n", encoding="utf-8")
+        again = writer.post("/remove", headers=SAME, follow_redirects=False, data={
+            "csrf": csrf_of(page), "source": lunch, "key": str(root / lunch),
+            "action": "reindex"})  # fmt: skip
+        assert again.status_code == 303
+        assert "Tuesdays" in writer.get(again.headers["location"]).text
+        form = {"csrf": csrf_of(page), "source": lunch, "action": "exclude"}
+        out = writer.post("/remove", headers=SAME, follow_redirects=False, data=form)
+        assert out.status_code == 303
+        files = writer.get(out.headers["location"]).text
+        assert f"Excluded {lunch}" in files and "/notes/lunch.txt" in files
+        assert ignore.read_text(encoding="utf-8").splitlines() == ["/notes/lunch.txt"]
+        index.sync()  # the next sync leaves it out
+        assert not [h for h in index.query("team lunch Tuesdays", top_k=8)["sources"]
+                    if h["displayPath"] == lunch]  # fmt: skip
+    finally:
+        ignore.unlink(missing_ok=True)
+        (root / lunch).write_text(CORPUS_LUNCH, encoding="utf-8")
+        index.sync()
 
 
 def test_a_passage_of_chunks_opens_with_all_of_them_marked(signed_in, indexed):

@@ -32,6 +32,8 @@ CORPUS: dict[str, str] = {
 }
 #: Not a PDF inside: the sync fails on it, and the files view says why.
 BROKEN = "scans/broken.pdf"
+#: A type minirag does not read: the files view lists it, saying so.
+UNSUPPORTED = "scans/fax.rtf"
 
 
 def write_corpus(root: Path) -> Path:
@@ -41,4 +43,5 @@ def write_corpus(root: Path) -> Path:
     shutil.copy(PDF, root / "invoices" / "repair.pdf")
     (root / "scans").mkdir(parents=True, exist_ok=True)
     (root / BROKEN).write_bytes(b"%PDF-1.7\nthis is not really a pdf\n")
+    (root / UNSUPPORTED).write_text("{\\rtf1 a fax}", encoding="utf-8")
     return root

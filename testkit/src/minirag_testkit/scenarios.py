@@ -1,7 +1,8 @@
 """The wire scenario both shells' snapshot tests run, written once.
 
-One story on a small folder: sync it (one file fails to convert), then query, read,
-list, ingest, delete and ask the status. Each step names the store operation it runs
+One story on a small folder: sync it (one file fails to convert, so the job ends
+``failed``; one is of a type not read, so it is counted and listed ``unsupported``), then
+query, read, list, ingest, delete and ask the status. Each step names the store operation it runs
 (the MCP tool of that name; the CLI test maps it to its command) with its arguments,
 and the shape its JSON answer must have (:func:`minirag_testkit.wire.shape`). Both shells
 answer with the same result types, so each shape is written once, here: a field renamed,
@@ -60,9 +61,10 @@ MATCH_NOTES: dict[str, str] = {
 }
 #: Queries nothing in :data:`MATCH_NOTES` answers: each answer must say so.
 NO_MATCH_QUERIES = ("ZEBRA-4471", "zxqv flurbogast quantum sandwich", "the", '"')
-#: The folder the story runs on: the notes and one ``.pdf`` that is not a PDF, so the sync
-#: job and the listing carry an error entry.
-FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF"}
+#: The folder the story runs on: the notes, one ``.pdf`` that is not a PDF, so the sync
+#: job and the listing carry an error entry, and one ``.rtf`` (a type not read), so they
+#: carry an unsupported file with its reason.
+FILES: dict[str, str] = {**NOTES, "broken.pdf": "this is not a PDF", "memo.rtf": "{\\rtf1 memo}"}
 
 
 def write_files(root: Path, files: dict[str, str] = FILES) -> Path:
@@ -107,41 +109,57 @@ def _file(rel: str) -> Callable[[Context], dict[str, Any]]:
 
 
 SYNC_STARTED = {"jobId": "string"}
+COUNTS = {
+    "scanned": "number",
+    "ingested": "number",
+    "skipped": "number",
+    "deleted": "number",
+    "unreadable": "number",
+    "failed": "number",
+    "unsupported": "number",
+}
 SYNC_JOB = {
     "jobId": "string",
     "state": "string",
     "startedAt": "string",
     "finishedAt": "string",
-    "counts": {
-        "scanned": "number",
-        "ingested": "number",
-        "skipped": "number",
-        "deleted": "number",
-        "unreadable": "number",
-        "failed": "number",
-    },
+    "counts": COUNTS,
     "errors": [{"source": "string", "error": "string"}],
-    "error": "null",
+    "error": "string",  # the job ends "failed": one file could not be ingested
     "files": {
         "ingested": ["string"],
         "skipped": [],
         "deleted": [],
         "unreadable": [],
         "failed": ["string"],
+        "unsupported": ["string"],
     },
+    "slowest": [
+        {
+            "source": "string",
+            "seconds": "number",
+            "convertSeconds": "number",
+            "ocrPages": "number",
+            "ocrSeconds": "number",
+            "chunkSeconds": "number",
+            "embedSeconds": "number",
+            "chunks": "number",
+        }
+    ],
 }
 #: A hit's locator is absent when empty, a source's title when it is the file's name;
 #: score and distance come with explain only, lastChunk only for a passage of chunks.
 #: ``match`` says how a hit matched: the distinctive words it holds (``found``) and lacks
 #: (``missing``), each list absent when empty; the answer's ``bestMatch`` is the best level.
 QUERY = {
+    # each hit here is the whole of its short section: no `parent`, and `parents` is
+    # empty (a section is sent only beside a part of it: test_store_passages.py)
     "results": [
         {
             "src": "number",
             "chunkIndex": "number",
             "locator": {"headingPath": "string"},
             "match": {"level": "string", "found": ["string"]},
-            "parent": "number",
             "text": "string",
         },
         {
@@ -149,14 +167,12 @@ QUERY = {
             "chunkIndex": "number",
             "locator": {"headingPath": "string"},
             "match": {"level": "string", "found": ["string"], "missing": ["string"]},
-            "parent": "number",
             "text": "string",
         },
         {
             "src": "number",
             "chunkIndex": "number",
             "match": {"level": "string", "missing": ["string"]},
-            "parent": "number",
             "text": "string",
         },
     ],
@@ -165,7 +181,7 @@ QUERY = {
         {"displayPath": "string", "root": "number"},
     ],
     "roots": ["string"],
-    "parents": ["string"],
+    "parents": [],
     "bestMatch": "string",
 }
 
@@ -189,19 +205,18 @@ READ = {
     "text": "string",
     "displayPath": "string",
 }
-LISTING = {
-    "files": [
-        {
-            "source": "string",
-            "displayPath": "string",
-            "sourceType": "string",
-            "title": "string",
-            "state": "string",
-            "chunkCount": "number",
-            "ocrEngine": "string",
-        }
-    ]
+#: A file row of list_files; some carry a ``reason`` (failed: the sync's error; unsupported:
+#: memo.rtf) and come first here, sorted by path.
+_ROW = {
+    "source": "string",
+    "displayPath": "string",
+    "sourceType": "string",
+    "title": "string",
+    "state": "string",
+    "chunkCount": "number",
+    "ocrEngine": "string",
 }
+LISTING = {"files": [{**_ROW, "reason": "string"}, _ROW]}
 INGESTED = {
     "source": "string",
     "title": "string",
@@ -214,7 +229,10 @@ STATUS = {
     "version": "string",
     "configError": "null",
     "roots": ["string"],
+    "rootsFrom": "string",
     "dbPath": "string",
+    "indexFrom": "string",
+    "knownIndexes": [],  # the MCP story syncs with sync_start: a job, which records nothing
     "cacheDir": "string",
     "model": "string",
     "modelPath": "string",
@@ -243,6 +261,16 @@ STATUS = {
     "authMode": "null",
     "httpConfigError": "null",
     "instructionsTruncated": "boolean",
+    "lastSync": {  # the index's record of its last sync, whoever ran it
+        "origin": "string",
+        "jobId": "string",
+        "state": "string",
+        "startedAt": "string",
+        "finishedAt": "string",
+        "counts": COUNTS,
+        "error": "string",
+        "errors": [{"source": "string", "error": "string"}],
+    },
 }
 
 #: The story, in order (later steps see what earlier ones wrote).
@@ -260,7 +288,11 @@ STEPS: tuple[Step, ...] = (
          INGESTED, shells=("mcp",)),
     Step("ingest_url", lambda ctx: {"url": ctx.url, "source": "release-notes"}, INGESTED),
     Step("delete_file", _file("notes/lunch.txt"), DELETED),
-    Step("status", lambda ctx: {}, STATUS, differs={"cli": {"instructionsTruncated": "null"}}),
+    Step("status", lambda ctx: {}, STATUS, differs={"cli": {
+        "instructionsTruncated": "null",
+        # the CLI's `sync` is recorded in the user's record of synced indexes
+        "knownIndexes": [{"roots": ["string"], "index": "string", "syncedAt": "string"}],
+    }}),
 )  # fmt: skip
 
 

@@ -16,8 +16,8 @@ from minirag_store.config import MIN_MAX_RESPONSE_TOKENS
 
 from minirag_cli import render, tables
 from minirag_cli.errors import GuardedGroup, fail, warn
-from minirag_cli.options import Shared, absolute, resolve_scopes, with_config, with_shared
-from minirag_cli.progress import progress_bar, wants_bar
+from minirag_cli.options import Shared, with_config, with_shared
+from minirag_cli.progress import ProgressEvery, progress_for
 
 if TYPE_CHECKING:
     from minirag_store import Index
@@ -88,35 +88,44 @@ def _emit(shared: Shared, result: Any, human: Callable[[Any], None]) -> None:
 
 
 def _finish_job(job: JobStatus, shared: Shared, verb: str) -> None:
-    """Print a finished ingest/sync; any failed file makes the run fail (exit 1)."""
+    """Print a finished ingest/sync; exit 1 exactly when its state is not ``succeeded``
+    (the store ends a job with failed files ``failed``: the two always agree)."""
     _emit(shared, job, lambda j: render.show_job(j, verb))
     for err in job["errors"]:
         warn(f"{err['source']}: {err['error']}")
     if omitted := job.get("errorsOmitted", 0):
         warn(f"... and {omitted} more (`minirag-cli list` shows every file's state)")
-    failed = job["counts"]["failed"]
     if job["state"] != "succeeded":
         fail(job["error"] or f"{verb} {job['state']}")
-    if failed:
-        fail(f"{failed} file{'s' if failed != 1 else ''} could not be ingested (see warn lines)")
+
+
+def _terminal_budget(max_tokens: int | None, index: Index) -> int:
+    """The token budget of an answer printed in a terminal: ``--max-tokens``, else
+    RAG_MAX_RESPONSE_TOKENS when the user set it, else none (0): a terminal is not a
+    model's context, and its pager takes the whole."""
+    if max_tokens is not None:
+        return max_tokens
+    config = index.config
+    return config.max_response_tokens if config.max_response_tokens_set else 0
 
 
 def _file_path(path: str | None, index: Index) -> str | None:
-    """A file path given on the command line, made absolute (:func:`absolute`)."""
-    return None if path is None else absolute(path, index.config.roots)
+    """A file or folder to index, given on the command line, made absolute by the store's
+    one rule (relative to the working folder, else under the root that holds it)."""
+    return None if path is None else index.resolve_path(path)
 
 
 @app.command()
 @with_shared
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="Files or folders (recursive).")],
+    progress_every: ProgressEvery = 5.0,
     *,
     shared: Shared,
 ) -> None:
     """Ingest files and folders, re-ingesting what is already indexed."""
-    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "ingest") as cb:
-        roots = index.config.roots
-        job = index.ingest_paths([absolute(p, roots) for p in paths], progress=cb)
+    with shared.open_index() as index, progress_for(shared.json, "ingest", progress_every) as cb:
+        job = index.ingest_paths([index.resolve_path(p) for p in paths], progress=cb)
     _finish_job(job, shared, "ingest")
 
 
@@ -159,11 +168,19 @@ def sync(
             show_default=False,
         ),
     ] = None,
+    progress_every: ProgressEvery = 5.0,
     *,
     shared: Shared,
 ) -> None:
-    """Reconcile the index with the disk: ingest new and changed files, drop deleted ones."""
-    with shared.open_index() as index, progress_bar(wants_bar(shared.json), "sync") as cb:
+    """Reconcile the index with the disk: ingest new and changed files, drop deleted ones.
+
+    Counts: scanned (every file under the roots but ignored ones), ingested, skipped
+    (unchanged, empty: no text in it, or excluded: over MAX_FILE_SIZE; each empty or
+    excluded file gets a warn line with its reason), deleted, unreadable (an indexed image
+    without the OCR add-on), failed (could not be read: exit 1), unsupported (a type not
+    read; `list` names each). Then the slowest files and where their time went.
+    """
+    with shared.open_index() as index, progress_for(shared.json, "sync", progress_every) as cb:
         where = ray_address or ("" if ray else None)  # "": RAG_RAY_ADDRESS or a local runtime
         job = index.sync(_file_path(path, index), progress=cb, ray=where)
     _finish_job(job, shared, "sync")
@@ -216,18 +233,13 @@ def query(
     minirag-mcp server for the same index and settings when there is one (its model is
     warm)."""
     # One question: no in-memory search snapshot (LanceDB reads the vectors instead).
-    with shared.open_index(resident=False) as index:
-        scopes = resolve_scopes(scope, index.config.roots)
-        if max_tokens is None:  # the variable, when set, is a budget the user asked for
-            max_tokens = (
-                index.config.max_response_tokens if index.config.max_response_tokens_set else 0
-            )
+    with shared.open_index(resident=False, reads=True) as index:
         result = index.query(
             text,
             top_k=top_k,
-            scope=scopes,
+            scope=scope,
             offset=offset,
-            max_tokens=max_tokens,
+            max_tokens=_terminal_budget(max_tokens, index),
             ask_server=True,
             explain=explain or not shared.json,
         )
@@ -248,10 +260,8 @@ def read_neighbors(
     shared: Shared,
 ) -> None:
     """Read the chunks around a search hit, for context."""
-    with shared.open_index() as index:
-        result = index.read_chunk_neighbors(
-            source, chunk_index, before, after, file_path=_file_path(file_path, index)
-        )
+    with shared.open_index(reads=True) as index:
+        result = index.read_chunk_neighbors(source, chunk_index, before, after, file_path=file_path)
     _emit(shared, result, render.show_neighbors)
 
 
@@ -259,6 +269,7 @@ def read_neighbors(
 @with_shared
 def read(
     path: Annotated[str | None, typer.Argument(help="An indexed file.")] = None,
+    *,
     source: Annotated[str | None, typer.Option(help=_SOURCE_HELP)] = None,
     from_chunk: Annotated[
         int,
@@ -271,14 +282,21 @@ def read(
     slide: Annotated[
         int | None, typer.Option(help="Only this slide of a deck (a hit's slide N).")
     ] = None,
-    *,
+    max_tokens: Annotated[int | None, typer.Option(help=_MAX_TOKENS_HELP)] = None,
     shared: Shared,
 ) -> None:
-    """Print an indexed document (or one page or slide of it) back as Markdown (as much as
-    RAG_MAX_RESPONSE_TOKENS allows; a warning on stderr says how to read on)."""
-    with shared.open_index() as index:
+    """Print an indexed document (or one page or slide of it) back as Markdown: the whole
+    of it, through your pager on a terminal, as `query` prints every hit (with
+    --max-tokens or RAG_MAX_RESPONSE_TOKENS set, as much as fits, and a warning on stderr
+    says how to read on)."""
+    with shared.open_index(reads=True) as index:
         result = index.read_file(
-            source, file_path=_file_path(path, index), from_chunk=from_chunk, page=page, slide=slide
+            source,
+            file_path=path,
+            from_chunk=from_chunk,
+            page=page,
+            slide=slide,
+            max_tokens=_terminal_budget(max_tokens, index),
         )
     _emit(shared, result, render.show_read)
     if not shared.json and "notice" in result:
@@ -291,22 +309,36 @@ def list_files(
     scope: Annotated[
         list[str] | None, typer.Option(help="Only under this folder or id prefix; repeatable.")
     ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also what is skipped by a rule (hidden names, .gitignore/.miniragignore "
+            "lines, node_modules, the index folder), with the rule.",
+        ),
+    ] = False,
     *,
     shared: Shared,
 ) -> None:
-    """List the files under the roots with their state, plus data and URL sources."""
-    with shared.open_index() as index:
-        result = index.list_files(resolve_scopes(scope, index.config.roots))
+    """List the files under the roots with their state, plus data and URL sources.
+
+    States: ingested, stale, stale_scheme, not_ingested, failed, unreadable, and with a
+    reason: empty (no text), unsupported (a type not read), too_large, ignored (with --all)."""
+    with shared.open_index(reads=True) as index:
+        result = index.list_files(scope, ignored=every)
     _emit(shared, result, tables.show_list)
     for message in result.get("warnings", []):
         warn(message)
+    if notice := result.get("notice"):
+        warn(notice)
 
 
 @app.command()
 @with_shared
 def status(*, shared: Shared) -> None:
-    """Configuration and index health. Answers (exit 0) even when the configuration is broken."""
-    with shared.open_index() as index:
+    """Configuration and index health, where the roots and the index came from, and the
+    indexes you synced. Answers (exit 0) even when the configuration is broken."""
+    with shared.open_index(reads=True) as index:
         result = index.status()
     _emit(shared, result, tables.show_status)
 
@@ -320,8 +352,8 @@ def delete(
     shared: Shared,
 ) -> None:
     """Remove a document from the index (the file on disk is untouched)."""
-    with shared.open_index() as index:
-        result = index.delete_file(source, file_path=_file_path(path, index))
+    with shared.open_index(reads=True) as index:  # finds an index as a read does
+        result = index.delete_file(source, file_path=path)
     _emit(shared, result, render.show_deleted)
 
 
@@ -333,13 +365,25 @@ def ui(
         bool, typer.Option("--browser/--no-browser", help="Open the page in your browser.")
     ] = True,
     *,
+    link: Annotated[
+        bool,
+        typer.Option(
+            "--link",
+            help="Print a new sign-in link for the page already running over this index "
+            "(its cookie is gone, another browser) and exit.",
+        ),
+    ] = False,
     shared: Shared,
 ) -> None:
     """Search, read and watch the index in your browser, until Ctrl-C: serves it on
-    127.0.0.1 and prints a link that signs you in once (a one-time secret)."""
-    from minirag_web.local import serve_local
+    127.0.0.1 and prints a link that signs you in once (a one-time secret);
+    `minirag-cli ui --link` prints another while it runs."""
+    from minirag_web.local import new_link, serve_local
 
-    with shared.open_index() as index:
+    with shared.open_index(reads=True) as index:  # a page over the index found, as reads
+        if link:
+            typer.echo(new_link(index))
+            return
         serve_local(
             index, port=port, open_browser=browser, say=lambda line: typer.echo(line, err=True)
         )

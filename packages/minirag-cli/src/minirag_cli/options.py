@@ -11,7 +11,7 @@ import functools
 import inspect
 import os
 import typing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +22,7 @@ import typer
 if TYPE_CHECKING:
     from minirag_store import Index
 
-__all__ = ["Shared", "absolute", "resolve_scopes", "with_shared"]
+__all__ = ["Shared", "with_config", "with_shared"]
 
 _CONFIG = "Configuration (after the subcommand; flags beat env vars)"
 
@@ -30,7 +30,9 @@ BaseDirs = Annotated[
     list[str] | None,
     typer.Option(
         "--base-dir",
-        help="Document root; repeatable. Replaces BASE_DIRS/BASE_DIR (default: current folder).",
+        help="Document root; repeatable. Replaces BASE_DIRS/BASE_DIR (default: the nearest "
+        "folder holding .minirag/, here or above; else the current folder, or for a command "
+        "that only reads, the index you synced last).",
         rich_help_panel=_CONFIG,
         show_default=False,
     ),
@@ -71,10 +73,17 @@ class Shared:
     json: bool = False
 
     @contextmanager
-    def open_index(self, *, resident: bool = True) -> Iterator[Index]:
+    def open_index(self, *, resident: bool = True, reads: bool = False) -> Iterator[Index]:
         """The store's Index for these options (a broken config does not raise here);
-        ``resident=False`` for a command that asks one question (``Index.open``)."""
+        ``resident=False`` for a command that asks one question (``Index.open``).
+
+        ``reads``: a command that only reads an index (query, read, list, status ...):
+        given no root and standing in none, it takes the index the user synced (the
+        store's record), saying so on stderr, instead of the working folder; with none
+        recorded its configuration error says what to do. Any command finds the root
+        it stands in (a folder holding ``.minirag/``, here or above)."""
         from minirag_store import Index
+        from minirag_store.config import RECORD
 
         index = Index.open(
             os.environ,
@@ -84,8 +93,19 @@ class Shared:
             model_name=self.model_name,
             model_path=self.model_path,
             cwd=Path.cwd(),
+            fallback="known" if reads else "cwd",
             resident=resident,
         )
+        # Said when the record chose the index too: a person who named it knows which it is.
+        if index.config_error is None and index.config.index_from == RECORD:
+            config = index.config
+            roots = ", ".join(str(r) for r in config.roots)
+            typer.echo(
+                f"minirag-cli: no index in {Path.cwd()} or above it: using {config.db_uri} "
+                f"over {roots}, from {config.roots_from}. --base-dir picks another; "
+                "`minirag-cli status` lists the indexes you synced.",
+                err=True,
+            )
         try:
             yield index
         finally:
@@ -138,39 +158,3 @@ def _sharing(func: Callable[..., Any], shared_params: tuple) -> Callable[..., An
     wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
-
-
-def absolute(path: str, roots: Sequence[Path] = ()) -> str:
-    """A CLI path made absolute: against the current folder, or, when that lands under no
-    root of ``roots``, against the one root it names something under (``~`` expanded).
-
-    Why the second: ``query``, ``read`` and ``list`` show a file's path relative to its
-    root, so that path has to work when typed back from another folder. A path found under
-    several roots stays the current folder's (the store's error then lists the roots); with
-    one root, the path is taken from it even when nothing is there (``delete`` of a file
-    gone from disk). Kept lexical (no symlink resolution) so the store sees the path the
-    person typed.
-    """
-    typed = Path(path).expanduser()
-    here = Path(os.path.normpath(Path.cwd() / typed))
-    if typed.is_absolute() or not roots or any(here.is_relative_to(r) for r in roots):
-        return str(here)
-    under = [root / typed for root in roots]
-    found = [p for p in under if p.exists()] or under
-    return os.path.normpath(found[0]) if len(found) == 1 else str(here)
-
-
-def resolve_scopes(scopes: Sequence[str] | None, roots: Sequence[Path] = ()) -> list[str] | None:
-    """``--scope`` values: a relative path that exists, from the current folder or under
-    one of ``roots`` (as :func:`absolute` takes it), becomes absolute; anything else (a data
-    or URL source id prefix) is passed on unchanged."""
-    if not scopes:
-        return None
-    out: list[str] = []
-    for scope in scopes:
-        candidate = Path(scope).expanduser()
-        is_path = candidate.is_absolute() or any(
-            (base / candidate).exists() for base in (Path.cwd(), *roots)
-        )
-        out.append(absolute(scope, roots) if is_path else scope)
-    return out

@@ -21,8 +21,10 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import typer
+from minirag_store.highlight import heading_text, query_terms, term_spans, without_markers
 from minirag_store.locators import describe
-from minirag_web.highlight import query_terms, term_spans
+
+from minirag_cli.progress import relative
 
 if TYPE_CHECKING:
     from minirag_store.results import (
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
         QueryResult,
         ReadResult,
         SearchHit,
+        SlowFile,
         SourceSummary,
         WatchBatch,
     )
@@ -53,7 +56,7 @@ __all__ = [
     "show_watch_batch",
 ]
 
-_COUNT_ORDER = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+_COUNT_ORDER = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed", "unsupported")
 
 
 def emit_json(result: Mapping[str, Any]) -> None:
@@ -125,11 +128,31 @@ def _plural(n: int, word: str) -> str:
 
 
 def show_job(job: JobStatus, verb: str) -> None:
-    """A finished sync/ingest: its state and every counter, on one line."""
+    """A finished sync/ingest: its state and every counter on one line (unsupported
+    files by extension), then its slowest files and where their time went."""
     counts = job["counts"]
     line = ", ".join(f"{key} {counts[key]}" for key in _COUNT_ORDER if key in counts)
+    if unsupported := job.get("files", {}).get("unsupported"):
+        kinds = Counter(os.path.splitext(name)[1].lower() or "no extension" for name in unsupported)
+        line += " (" + ", ".join(f"{ext} {n}" for ext, n in sorted(kinds.items())) + ")"
     state = "done" if job["state"] == "succeeded" else job["state"]
     typer.echo(f"{verb} {state}: {line}")
+    if slowest := job.get("slowest"):
+        typer.echo("slowest files:")
+        for slow in slowest:
+            typer.echo(f"  {slow['seconds']:.1f} s  {relative(slow['source'])}: {_spent(slow)}")
+
+
+def _spent(slow: SlowFile) -> str:
+    """Where one file's time went: ``convert 3.2 s (OCR 4 pages 2.9 s), embed 1.1 s``."""
+    parts = [f"convert {slow['convertSeconds']:.1f} s"]
+    if slow["ocrPages"]:
+        pages = _plural(slow["ocrPages"], "page")
+        parts[0] += f" (OCR {pages} {slow['ocrSeconds']:.1f} s)"
+    if slow["chunks"]:
+        parts.append(f"chunk {slow['chunkSeconds']:.1f} s")
+        parts.append(f"embed {slow['embedSeconds']:.1f} s ({_plural(slow['chunks'], 'chunk')})")
+    return ", ".join(parts)
 
 
 #: How each file a watch batch touched is marked, by outcome (unchanged files are not shown).
@@ -228,8 +251,8 @@ def show_query(result: QueryResult, query: str) -> None:
         out.print(_scores(hit), style="dim", end="")
         out.print(_STALE if source.get("stale") else "", style="yellow")
         if heading := locator.get("headingPath"):
-            out.print(f"   § {heading}", style="dim")
-        out.print(_passage(hit["text"], terms), soft_wrap=True)
+            out.print(f"   § {heading_text(heading)}", style="dim")
+        out.print(_passage(without_markers(hit["text"]), terms), soft_wrap=True)
         out.print()
     out.print("Sources:", style="bold")
     for src, s in enumerate(result["sources"]):

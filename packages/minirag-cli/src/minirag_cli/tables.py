@@ -18,6 +18,11 @@ _STATE_STYLE = {
     "stale_scheme": "yellow",
     "not_ingested": "dim",
     "unreadable": "red",
+    "failed": "red",
+    "empty": "dim",
+    "unsupported": "dim",
+    "too_large": "yellow",
+    "ignored": "dim",
 }
 
 #: status fields in reading order, with their labels; unknown fields follow at the end.
@@ -25,7 +30,10 @@ _STATUS_LABELS = {
     "version": "version",
     "configError": "configuration error",
     "roots": "document roots",
+    "rootsFrom": "roots from",
     "dbPath": "index folder",
+    "indexFrom": "index from",
+    "knownIndexes": "indexes you synced",
     "cacheDir": "model cache",
     "model": "model",
     "modelPath": "model path",
@@ -50,6 +58,7 @@ _STATUS_LABELS = {
     "watch": "watch setting",
     "watchMode": "watching here",
     "watchNote": "why it polls",
+    "lastSync": "last sync",
 }
 #: settings whose ``None`` means something a person should see ("unset"); any other field
 #: that is ``None`` (no warning, a server's transport) is left out of the table.
@@ -82,14 +91,14 @@ def show_list(result: ListResult) -> None:
         table.add_column("state", no_wrap=True)
         table.add_column("chunks", justify="right", no_wrap=True)
         table.add_column("path", overflow="fold", ratio=3)
-        table.add_column("title", overflow="fold", ratio=2)
+        table.add_column("title / reason", overflow="fold", ratio=2)
         for row in rows:
             state = row["state"]
             table.add_row(
                 state,
                 str(row["chunkCount"]),
                 file_label(row),
-                row["title"],
+                row.get("reason") or row["title"],  # a file not indexed has no title
                 style=_STATE_STYLE.get(state),
             )
         out.print(table)
@@ -98,11 +107,30 @@ def show_list(result: ListResult) -> None:
     out.print(f"{len(rows)} entries" + (f": {summary}" if summary else ""))
 
 
+def _last_sync(last: Any) -> str:
+    """``failed, by minirag-cli, 2026-12-07 04:50 UTC: 3 ingested, 1 failed`` (the index's
+    record of its last sync, whoever ran it)."""
+    when = (last.get("finishedAt") or "")[:16].replace("T", " ")
+    counts = ", ".join(f"{n} {k}" for k, n in last.get("counts", {}).items() if n)
+    from minirag_store.results import SYNC_ORIGINS
+
+    line = f"{last['state']}, by {SYNC_ORIGINS.get(last['origin'], last['origin'])}"
+    line += f", {when} UTC" if when else ""
+    return line + (f": {counts}" if counts else "")
+
+
 def _value(value: Any) -> str:
     if value is None:
         return "unset"
     if isinstance(value, list):
-        return "\n".join(str(v) for v in value) or "none"
+        return "\n".join(_item(v) for v in value) or "none"
+    return str(value)
+
+
+def _item(value: Any) -> str:
+    """A list entry: a known index as ``roots -> index (synced at)``, anything else as is."""
+    if isinstance(value, dict) and "index" in value:
+        return f"{', '.join(value['roots'])} -> {value['index']} (synced {value['syncedAt']})"
     return str(value)
 
 
@@ -117,5 +145,6 @@ def show_status(result: StatusResult) -> None:
     keys = [k for k in _STATUS_LABELS if k in data] + [k for k in data if k not in _STATUS_LABELS]
     for key in keys:
         style = "bold red" if key in _PROBLEMS else "yellow" if key in _WARNINGS else None
-        table.add_row(_STATUS_LABELS.get(key, key), _value(data[key]), style=style)
+        value = _last_sync(data[key]) if key == "lastSync" else _value(data[key])
+        table.add_row(_STATUS_LABELS.get(key, key), value, style=style)
     console().print(table)

@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from minirag_store import Index
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 DEFAULT_PORT = 8000
+#: Given no BASE_DIR/BASE_DIRS, the server takes the root it is started in (a folder holding
+#: ``.minirag/``, there or above), else the index the user synced last (a client's working
+#: folder is often their home), else its working folder: the store's one rule.
+_FALLBACK: Final = "known_or_cwd"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -106,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "status":
         index = Index.open(
             os.environ,
+            fallback=_FALLBACK,
             base_dirs=args.base_dir,
             db_path=args.db_path,
             cache_dir=args.cache_dir,
@@ -126,8 +131,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     from minirag_mcp.server import serve
 
+    index = Index.open(os.environ, fallback=_FALLBACK)
+    greeting = None
+    if http is None and sys.stdin.isatty():  # a person, not a client: say what this is
+        from minirag_mcp.terminal import greeting as greet
+
+        greeting = greet(index)
     try:
-        serve(Index.open(os.environ), http)
+        serve(index, http, greeting=greeting)
     except KeyboardInterrupt:  # Ctrl-C in a terminal is how a hand-started server stops
         return 130
     return 0

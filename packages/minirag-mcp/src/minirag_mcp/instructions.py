@@ -39,9 +39,9 @@ projects, specs, notes, policies, people, names, numbers), call query_documents 
 answering, not from memory. Do not search for general knowledge, \
 arithmetic, or questions about this conversation.
 
-No match: bestMatch "weak" means the documents likely do not cover it (`notice` names \
-words no document holds). Query once more with other wording or exact terms; else say \
-so plainly, do not answer from those hits. No hits? status chunkCount 0: nothing is \
+No match: bestMatch "weak" means the documents may not cover it (`notice` names words \
+no document holds). Query once more with other wording or exact terms; if hits still \
+do not answer it, say so plainly. No hits? status chunkCount 0: nothing is \
 indexed (offer sync_start).
 
 Reading: a hit's text is only the passage that matched (its document: sources[src]). \

@@ -26,7 +26,7 @@ from pydantic import Field
 
 from minirag_mcp.bridge import call_store, read_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
-from minirag_mcp.schemas import with_inlined_schemas
+from minirag_mcp.schemas import listed
 from minirag_mcp.tools import FilePath, Source
 
 __all__ = ["PAGE_URI", "register_pages"]
@@ -101,7 +101,7 @@ def register_pages(mcp: FastMCP, index: Index) -> None:
         description=DESCRIPTIONS["read_page_image"],
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )
-    mcp.add_tool(with_inlined_schemas(tool))
+    mcp.add_tool(listed(tool))
 
     @mcp.resource(
         PAGE_URI,

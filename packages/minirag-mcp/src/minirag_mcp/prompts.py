@@ -9,11 +9,9 @@ those instructions do. A prompt only asks: the model still calls the read-only t
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from fastmcp import FastMCP
 from fastmcp.prompts import Prompt
-from pydantic import Field
+from fastmcp.prompts.base import PromptArgument
 
 __all__ = ["ANSWER", "FIND", "SUMMARIZE", "register_prompts"]
 
@@ -23,9 +21,9 @@ Answer this question from my own documents: {question}
 1. Search first: call query_documents with the question, then again with other wording \
 or the exact names and terms if the hits are few or off-topic. Read more around a hit \
 (its section in parents, read_chunk_neighbors, read_file) when the passage alone is thin.
-2. Answer only from what the documents say. Cite each claim right after it by the \
-document's displayPath and where in it, from the hit's locator (p. 12, slide 4, sheet \
-Q3), e.g. (specs/cooling.md, p. 3).
+2. Answer only from what the documents say, then end with a "Sources" list, as the \
+server's instructions ask: one line per document used, its displayPath and where in it \
+from the hits' locators (p. 12, slide 4, sheet Q3).
 3. If the documents do not answer the question, or only part of it, say so plainly \
 instead of filling the gap from memory."""
 
@@ -56,33 +54,18 @@ def _pages(first: int | None, last: int | None) -> tuple[str, str]:
     return f" (pages {first} to {last})", f", page: {first}, then each page up to {last}"
 
 
-def answer(
-    question: Annotated[str, Field(description="What you want answered from your documents.")],
-) -> str:
+def answer(question: str) -> str:
     """Answer a question from the indexed documents, searching first and citing each claim."""
     return ANSWER.format(question=question.strip())
 
 
-def summarize(
-    path: Annotated[
-        str,
-        Field(description="The document: its displayPath (as resources and searches name it)."),
-    ],
-    firstPage: Annotated[
-        int | None, Field(description="Summarize from this page (PDFs); omit for all.")
-    ] = None,
-    lastPage: Annotated[
-        int | None, Field(description="Summarize up to this page (with firstPage).")
-    ] = None,
-) -> str:
+def summarize(path: str, firstPage: int | None = None, lastPage: int | None = None) -> str:
     """Summarize one indexed document, or a range of its pages."""
     pages, argument = _pages(firstPage, lastPage)
     return SUMMARIZE.format(path=path.strip(), pages=pages, page_argument=argument)
 
 
-def find(
-    phrase: Annotated[str, Field(description="The words, a name or a claim to look for.")],
-) -> str:
+def find(phrase: str) -> str:
     """Find the places in the documents that say something, quoted with where they are."""
     return FIND.format(phrase=phrase.strip())
 
@@ -95,7 +78,36 @@ PROMPTS = {
 }
 
 
+#: What a client shows beside each argument, in words. A prompt's arguments travel as
+#: strings; fastmcp appends a JSON schema and "Encode non-string values as JSON" to the
+#: description of every argument not annotated as a bare ``str`` (ours all are
+#: ``Annotated``), which a person filling in the form has no use for.
+ARGUMENT_TEXTS = {
+    "question": "What you want answered from your documents.",
+    "path": "The document, as searches and resources name it (its displayPath, e.g. "
+    "notes/setup.md), or its absolute path.",
+    "phrase": "The words, a name or a claim to look for.",
+    "firstPage": "For a PDF: the first page to summarize, a number such as 3. Leave empty "
+    "for the whole document.",
+    "lastPage": "For a PDF: the last page to summarize, a number (with the first page).",
+}
+
+
+def _described(prompt: Prompt) -> Prompt:
+    """``prompt`` with each argument described by :data:`ARGUMENT_TEXTS`."""
+    arguments = [
+        PromptArgument(
+            name=arg.name,
+            title=arg.title,
+            description=ARGUMENT_TEXTS[arg.name],
+            required=arg.required,
+        )
+        for arg in prompt.arguments or []
+    ]
+    return prompt.model_copy(update={"arguments": arguments})
+
+
 def register_prompts(mcp: FastMCP) -> None:
     """Add the prompts to ``mcp``."""
     for name, (title, fn) in PROMPTS.items():
-        mcp.add_prompt(Prompt.from_function(fn, name=name, title=title))
+        mcp.add_prompt(_described(Prompt.from_function(fn, name=name, title=title)))

@@ -3,10 +3,12 @@
 - ``resources/list``: one resource per document :meth:`Index.documents` returns (a file
   only while it is on disk inside a root, symlinks followed; data and web pages), named
   by its ``minirag://`` URI (:mod:`minirag_mcp.uris`), ``text/markdown``, with the title
-  and size the index holds. fastmcp 4.2 paginates every list with an offset cursor over
-  the whole list (``FastMCP(list_page_size=)``, :data:`PAGE_SIZE` here) and hands list
-  hooks no cursor, so each page is cut from the full list: the list (and each entry's
-  wire form) is kept for :data:`CATALOG_SECONDS` and rebuilt after a watched change
+  the index holds and no size: the original file's bytes (a PDF's 282,554) are not what
+  a read returns, and the markdown's length depends on the response budget. fastmcp 4.2
+  paginates every list with an offset cursor over the whole list
+  (``FastMCP(list_page_size=)``, :data:`PAGE_SIZE` here) and hands list hooks no cursor,
+  so each page is cut from the full list: the list (and each entry's wire form) is kept
+  for :data:`CATALOG_SECONDS` and rebuilt after a watched change
   (:meth:`Documents.forget`), so paging through 10,000 documents builds it once.
 - ``resources/read``: the document's markdown as :meth:`Index.read_file` returns it
   within ``RAG_MAX_RESPONSE_TOKENS``; when it stops early, a last line says where and
@@ -133,7 +135,6 @@ class Documents:
                     name=row["displayPath"],
                     title=row["title"] or None,
                     mime_type=MIME,
-                    size=row["size"],
                 ).bound(self)
             )
         return out
@@ -227,7 +228,6 @@ def _content(address: Address, result: ReadResult) -> ResourceResult:
 class DocumentResource(Resource):
     """One indexed document; read through its :class:`Documents`."""
 
-    size: int | None = None
     _documents: Documents | None = PrivateAttr(default=None)
     _wire: WireResource | None = PrivateAttr(default=None)
 
@@ -243,15 +243,14 @@ class DocumentResource(Resource):
         return await self._documents.read(str(self.uri))
 
     def to_mcp_resource(self, **overrides: Any) -> WireResource:
-        """The wire form with its ``size`` (fastmcp's leaves size out), built once: a
-        paged listing converts every listed resource for each page."""
+        """The wire form, built once: a paged listing converts every listed resource
+        for each page."""
         if self._wire is None or overrides.get("uri", str(self.uri)) != self._wire.uri:
             self._wire = WireResource(
                 name=self.name,
                 uri=str(self.uri),
                 title=self.title,
                 mime_type=self.mime_type,
-                size=self.size,
             )
         return self._wire
 

@@ -1,11 +1,19 @@
-"""Tool schemas with their ``$ref``s inlined here, when the tools are registered.
+"""What tools/list says of each tool's arguments and results, kept small.
 
-fastmcp inlines the ``$ref``s of every listed tool's schemas (some clients cannot follow
-them) through jsonref, whose import (it pulls in requests) cost ~0.15 CPU-s on the first
-``tools/list``: the request a client waits for before it can do anything. Our results are
-TypedDicts that nest without cycles, so inlining their definitions ourselves is a few dict
-copies at registration; fastmcp then finds no ``$ref`` left to resolve, and the schemas a
-client sees are the ones it saw before (a test compares them with fastmcp's own result).
+Every session reads tools/list into the model's context before its first question: at
+24.8 KB (a28ddc6) it cost more than most answers. Measured per tool by
+``bench/tool_list.py``, most of it was output schemas (10 KB: the result TypedDicts, with
+their developer docstrings) and the ``anyOf: [{type}, {type: null}], default: null`` form
+pydantic gives every optional argument. So:
+
+- no output schema: results still come as structured content (fastmcp sends a dict
+  result as ``structuredContent`` and as JSON text whether or not a schema is listed),
+  and what a model needs of them (``parents``, ``nextChunk``, ``notice``, the budget) is
+  in the tool descriptions. Their shapes are pinned by the wire-shape tests
+  (``minirag_testkit.scenarios``), not by a schema a client may or may not check.
+- an optional argument is listed as its own type(s), not required, without ``null`` and
+  ``default: null`` (leaving it out is what "optional" says; the store reads ``None`` as
+  before).
 """
 
 from __future__ import annotations
@@ -15,45 +23,33 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fastmcp.tools import Tool
 
-__all__ = ["inline_refs", "with_inlined_schemas"]
-
-_LOCAL = "#/$defs/"
+__all__ = ["compact_parameters", "listed"]
 
 
-class _NotInlinableError(Exception):
-    """A reference this module leaves to fastmcp (a cycle, an unknown or escaped name)."""
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``#/$defs/...`` reference replaced by its definition (the
-    reference's sibling keywords win) and ``$defs`` dropped; unchanged when it holds a
-    reference that cannot be inlined safely (then fastmcp resolves it as before)."""
-    defs = schema.get("$defs", {})
-
-    def walk(node: Any, seen: frozenset[str]) -> Any:
-        if isinstance(node, list):
-            return [walk(item, seen) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if ref is None:
-            return {k: walk(v, seen) for k, v in node.items() if k != "$defs"}
-        name = ref[len(_LOCAL) :] if isinstance(ref, str) and ref.startswith(_LOCAL) else None
-        if name is None or name in seen or name not in defs or "~" in name or "/" in name:
-            raise _NotInlinableError(ref)
-        resolved = walk(defs[name], seen | {name})
-        siblings = {k: walk(v, seen) for k, v in node.items() if k not in ("$ref", "$defs")}
-        return {**resolved, **siblings}
-
-    try:
-        return walk(schema, frozenset())
-    except _NotInlinableError:
+def compact_parameters(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a tool's arguments) with each ``X or None, default None`` property
+    listed as plain ``X``; anything else as it was."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
         return schema
+    return {**schema, "properties": {k: _plain(v) for k, v in properties.items()}}
 
 
-def with_inlined_schemas(tool: Tool) -> Tool:
-    """``tool`` with :func:`inline_refs` applied to its input and output schemas."""
-    updates: dict[str, Any] = {"parameters": inline_refs(tool.parameters)}
-    if tool.output_schema is not None:
-        updates["output_schema"] = inline_refs(tool.output_schema)
-    return tool.model_copy(update=updates)
+def _plain(prop: Any) -> Any:
+    if not isinstance(prop, dict) or prop.get("default", ...) is not None:
+        return prop
+    variants = prop.get("anyOf")
+    if not isinstance(variants, list) or {"type": "null"} not in variants:
+        return prop
+    kept = [v for v in variants if v != {"type": "null"}]
+    rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    if len(kept) == 1 and isinstance(kept[0], dict):
+        return {**kept[0], **rest}
+    return {"anyOf": kept, **rest}
+
+
+def listed(tool: Tool) -> Tool:
+    """``tool`` as tools/list shows it: compact arguments, no output schema."""
+    return tool.model_copy(
+        update={"parameters": compact_parameters(tool.parameters), "output_schema": None}
+    )

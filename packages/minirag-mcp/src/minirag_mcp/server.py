@@ -16,13 +16,13 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastmcp import FastMCP
 from minirag_store import Index
-from minirag_store.results import WatchBatch
 
 from minirag_mcp import version
 from minirag_mcp.auth import HttpSettings, Serving, serving_status
@@ -45,6 +45,7 @@ def create_server(
     readiness: Readiness | None = None,
     serving: Serving | None = None,
     http: HttpSettings | None = None,
+    greeting: str | None = None,
 ) -> FastMCP:
     """The FastMCP server exposing minirag's 12 tools over ``index``.
 
@@ -56,6 +57,8 @@ def create_server(
     ``serving``: the transport fields ``status`` adds (none when omitted).
     ``http``: settings whose authentication the server enforces on HTTP (see
     :mod:`minirag_mcp.access`); without authentication configured it enforces none.
+    ``greeting``: lines for a person at a terminal, printed to stderr once the server runs
+    (with ``readiness``; :mod:`minirag_mcp.terminal`).
     """
     instructions = instructions_for(index)
     if instructions.truncated:
@@ -78,7 +81,7 @@ def create_server(
         # Our tool errors carry messages written for the model; unexpected ones are bugs
         # whose message still helps more than a bare "Error calling tool".
         mask_error_details=False,
-        lifespan=_starting(readiness) if readiness is not None else None,
+        lifespan=_starting(readiness, greeting) if readiness is not None else None,
         auth=auth,
         middleware=middleware or None,
         list_page_size=PAGE_SIZE,  # resources/list in pages: any number of documents
@@ -94,19 +97,58 @@ def create_server(
     return mcp
 
 
-def _starting(readiness: Readiness) -> Any:
+def _starting(readiness: Readiness, greeting: str | None = None) -> Any:
     """A fastmcp lifespan that tells ``readiness`` the server runs (before it reads its
-    first message); what it starts runs on in daemon threads that end with the process."""
+    first message); what it starts runs on in daemon threads that end with the process.
+    ``greeting`` goes to stderr right after fastmcp's start line (:class:`_AfterStartLine`)."""
 
     @asynccontextmanager
     async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
         readiness.on_start()
+        if greeting is not None:
+            _AfterStartLine.install(greeting)
         yield {}
 
     return lifespan
 
 
-def serve(index: Index, http: HttpSettings | None = None) -> None:
+class _AfterStartLine(logging.Handler):
+    """Prints a greeting once, right after fastmcp logs its start line (which it does after
+    the lifespan starts): the last handler of fastmcp's logger, so its own handler has
+    printed the line already. When fastmcp logs nothing at INFO (its log level, or its
+    logging turned off), there is no line to follow: the greeting is printed at once."""
+
+    #: fastmcp's start line (server/mixins/transport.py), logged once per run.
+    START = "Starting MCP server"
+
+    def __init__(self, greeting: str) -> None:
+        super().__init__(level=logging.INFO)
+        self._greeting: str | None = greeting
+        self._lock_said = threading.Lock()
+
+    @classmethod
+    def install(cls, greeting: str) -> None:
+        """Print ``greeting`` after the start line (at once when none will be logged)."""
+        handler = cls(greeting)
+        logger = logging.getLogger("fastmcp")
+        if not (logger.handlers and logger.isEnabledFor(logging.INFO)):
+            handler.say()
+            return
+        logger.addHandler(handler)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(record.msg).startswith(self.START):
+            self.say()
+
+    def say(self) -> None:
+        with self._lock_said:
+            text, self._greeting = self._greeting, None
+        if text is not None:
+            logging.getLogger("fastmcp").removeHandler(self)
+            print(text, file=sys.stderr, flush=True)
+
+
+def serve(index: Index, http: HttpSettings | None = None, *, greeting: str | None = None) -> None:
     """Serve ``index`` until the client goes away, then stop background syncs.
 
     On stdio (what desktop clients launch) without ``http``; otherwise Streamable HTTP
@@ -114,7 +156,8 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     (:mod:`minirag_mcp.webui`), and fastmcp's Host/Origin guard on every request (a
     foreign Host gets 421, a present foreign Origin 403), widened by
     ``RAG_HTTP_ALLOWED_HOSTS`` / ``RAG_HTTP_ALLOWED_ORIGINS``. No banner: on stdio,
-    stdout carries protocol messages only, and logs go to stderr.
+    stdout carries protocol messages only, and logs go to stderr; ``greeting`` (stdio
+    started at a terminal) too.
     """
     from minirag_store.peer import start_endpoint
     from minirag_store.process import settle
@@ -122,7 +165,9 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
     serving = serving_status(http)
     watch = index.config_error is None and index.config.watch != "off"
     readiness = Readiness(index, watch=watch, deferred=http is None)
-    server = create_server(index, readiness=readiness, serving=serving, http=http)
+    server = create_server(
+        index, readiness=readiness, serving=serving, http=http, greeting=greeting
+    )
     # The CLI's queries on this index are answered here, warm (minirag_store.peer).
     endpoint = start_endpoint(index)
     settle()  # the server's own modules stay out of the collections of its first seconds
@@ -145,7 +190,7 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
                 host_origin_protection=True,
                 allowed_hosts=list(http.allowed_hosts),
                 allowed_origins=list(http.allowed_origins),
-                middleware=[_web_page(index, http, serving, readiness)],
+                middleware=[_web_page(index, http, serving)],
             )
         else:
             _exit_on_interrupt(stop)
@@ -154,21 +199,11 @@ def serve(index: Index, http: HttpSettings | None = None) -> None:
         stop()
 
 
-def _web_page(index: Index, http: HttpSettings, serving: Serving, readiness: Readiness) -> Any:
-    """The web page at /ui/ (:mod:`minirag_mcp.webui`); the watcher's batches reach its
-    files view too (after the resource notifications they already feed)."""
-    from minirag_mcp.webui import watched, web_ui
+def _web_page(index: Index, http: HttpSettings, serving: Serving) -> Any:
+    """The web page at /ui/ (:mod:`minirag_mcp.webui`)."""
+    from minirag_mcp.webui import web_ui
 
-    middleware, log = web_ui(index, http, serving)
-    notify = readiness.on_batch
-
-    def on_batch(batch: WatchBatch) -> None:
-        if notify is not None:
-            notify(batch)
-        watched(log, batch)
-
-    readiness.on_batch = on_batch
-    return middleware
+    return web_ui(index, http, serving)
 
 
 def _exit_on_interrupt(stop_serving: Callable[[], None]) -> None:

@@ -38,28 +38,29 @@ from pydantic import Field
 from minirag_mcp.auth import Serving
 from minirag_mcp.bridge import call_store
 from minirag_mcp.descriptions import DESCRIPTIONS, TITLES
-from minirag_mcp.schemas import with_inlined_schemas
+from minirag_mcp.schemas import listed
 
 __all__ = ["register_tools"]
 
 
 FilePath = Annotated[
     str | None,
-    Field(description="Absolute path of a file inside a document root. Give this or source."),
+    Field(
+        description="A file in a document root: its absolute path or displayPath (or give source)."
+    ),
 ]
 Source = Annotated[
     str | None,
     Field(
-        description="The document as a search or list_files named it: a query's "
-        "sources[].displayPath (or a file's absolute path, list_files' source), the chosen "
-        "id for data, the URL for a web page. Give this or filePath.",
+        description="The document as a search or list_files names it: its displayPath "
+        "(or absolute path), a data id, a URL.",
     ),
 ]
 Scope = Annotated[
     str | list[str] | None,
     Field(
-        description="Limit to documents under these folders (absolute paths) or with these "
-        "source-id prefixes; one string or a list. Omit for everything.",
+        description="Only documents under these folders or files (absolute, or displayPaths "
+        "such as 'notes' or 'pdfs/report.pdf') or with these id prefixes; one string or a list.",
     ),
 ]
 Title = Annotated[str | None, Field(description="Title to show; derived if omitted.")]
@@ -74,9 +75,7 @@ TopK = Annotated[
 Offset = Annotated[
     int,
     Field(
-        description="Skip the best this many hits: a trimmed answer's trimmed.nextOffset "
-        f"(with the same query and topK) reads the hits it left out ({OFFSET.minimum}-"
-        f"{OFFSET.maximum}).",
+        description="Skip this many of the best hits (a trimmed answer's trimmed.nextOffset).",
         json_schema_extra={"minimum": OFFSET.minimum, "maximum": OFFSET.maximum},
     ),
 ]
@@ -87,8 +86,7 @@ ChunkIndex = Annotated[
 FromChunk = Annotated[
     int,
     Field(
-        description="Start at this chunk: the nextChunk of an earlier read_file whose text "
-        "stopped early to fit the response budget.",
+        description="Start here: an earlier read_file's nextChunk.",
         json_schema_extra={"minimum": FIRST_CHUNK_INDEX},
     ),
 ]
@@ -96,15 +94,14 @@ FromChunk = Annotated[
 Page = Annotated[
     int | None,
     Field(
-        description="Read only this page of a PDF (1-based; a hit's locator.page). "
-        "Give this or slide, not both.",
+        description="Only this page of a PDF (a hit's locator.page).",
         json_schema_extra={"minimum": FIRST_PAGE},
     ),
 ]
 Slide = Annotated[
     int | None,
     Field(
-        description="Read only this slide of a deck (a hit's locator.slide).",
+        description="Only this slide of a deck (a hit's locator.slide).",
         json_schema_extra={"minimum": FIRST_PAGE},
     ),
 ]
@@ -140,7 +137,7 @@ def _hints(*, read_only: bool = False, destructive: bool = False, open_world: bo
 
 def _tool(mcp: FastMCP, name: str, **hints: bool) -> Callable[[Any], Any]:
     """Register a tool under ``name`` with its title, description and annotations (its
-    schemas' ``$ref``s inlined here: see :mod:`minirag_mcp.schemas`)."""
+    arguments compact, no output schema: see :mod:`minirag_mcp.schemas`)."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         tool = Tool.from_function(
@@ -150,7 +147,7 @@ def _tool(mcp: FastMCP, name: str, **hints: bool) -> Callable[[Any], Any]:
             description=DESCRIPTIONS[name],
             annotations=_hints(**hints),
         )
-        mcp.add_tool(with_inlined_schemas(tool))
+        mcp.add_tool(listed(tool))
         return fn
 
     return register
@@ -232,20 +229,14 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
     async def query_documents(
         query: Annotated[
             str,
-            Field(
-                description="What to look for, in natural language or exact terms (names, "
-                "codes, identifiers)."
-            ),
+            Field(description="What to look for: words, a question, exact names or codes."),
         ],
         topK: TopK = TOP_K.default,
         scope: Scope = None,
         offset: Offset = OFFSET.default,
         explain: Annotated[
             bool,
-            Field(
-                description="Give each hit its fused score and vector distance too (why it "
-                "ranked where it did); off by default: the order already ranks them."
-            ),
+            Field(description="Add each hit's fused score and vector distance."),
         ] = False,
     ) -> QueryResult:
         return await call_store(
@@ -281,8 +272,17 @@ def _register_reads(mcp: FastMCP, index: Index) -> None:
         )
 
     @_tool(mcp, "list_files", read_only=True)
-    async def list_files(scope: Scope = None) -> ListResult:
-        return await call_store(lambda: index.list_files(scope))
+    async def list_files(
+        scope: Scope = None,
+        includeIgnored: Annotated[
+            bool,
+            Field(
+                description="Also list what a rule skips (hidden names, .gitignore or "
+                ".miniragignore lines, node_modules), each with its rule in `reason`."
+            ),
+        ] = False,
+    ) -> ListResult:
+        return await call_store(lambda: index.list_files(scope, ignored=includeIgnored))
 
 
 def _register_admin(

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from minirag_store import Index
 from minirag_web.access import Gate, OpenGate, Role, TokenGate
 from minirag_web.app import create_app
-from minirag_web.joblog import SyncLog
 from starlette.middleware import Middleware
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -26,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from minirag_mcp.auth import WRITE_SCOPE, HttpSettings
 
 if TYPE_CHECKING:
-    from minirag_store.results import WatchBatch
+    pass
 
 __all__ = ["PREFIX", "MountUi", "web_ui"]
 
@@ -72,16 +71,7 @@ def _gate(http: HttpSettings | None) -> Gate:
     return TokenGate(verify)
 
 
-def web_ui(
-    index: Index, http: HttpSettings | None, serving: Mapping[str, Any]
-) -> tuple[Middleware, SyncLog]:
-    """The middleware that serves the page beside MCP, and the log a watcher's batches
-    go to (:meth:`watched`), so the files view knows what the watcher failed on."""
-    log = SyncLog()
-    ui = create_app(index, _gate(http), serving=serving, sync_log=log)
-    return Middleware(MountUi, ui=ui), log
-
-
-def watched(log: SyncLog, batch: WatchBatch) -> None:
-    """Note a watcher's sync (its failures) for the files view."""
-    log.record(batch["job"])
+def web_ui(index: Index, http: HttpSettings | None, serving: Mapping[str, Any]) -> Middleware:
+    """The middleware that serves the page beside MCP."""
+    ui = create_app(index, _gate(http), serving=serving)
+    return Middleware(MountUi, ui=ui)

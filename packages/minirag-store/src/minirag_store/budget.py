@@ -112,13 +112,23 @@ def shape_query(
 ) -> QueryResult:
     """``result`` (one chunk a hit, every section, as :func:`minirag_store.search.run_query`
     makes it) as the client gets it: without the hits and sections named, adjacent chunks
-    of a section joined (:mod:`minirag_store.passages`), scores only with ``explain``,
-    indices renumbered and each source's places recounted."""
+    of a section joined (:mod:`minirag_store.passages`), a section a passage holds whole
+    not repeated beside it, scores only with ``explain``, indices renumbered and each
+    source's places recounted."""
+    return _shape(result, explain, dropped_hits, dropped_parents)[0]
+
+
+def _shape(
+    result: QueryResult, explain: bool, dropped_hits: Set[int], dropped_parents: Set[int]
+) -> tuple[QueryResult, int]:
+    """:func:`shape_query`'s answer, and how many sections of the hits it holds were left
+    out because ``dropped_parents`` named them (not those a passage holds whole)."""
     hits = join_adjacent([h for i, h in enumerate(result["results"]) if i not in dropped_hits])
     sources: list[SourceSummary] = []
     source_at: dict[int, int] = {}
     parents: list[str] = []
     parent_at: dict[int, int] = {}
+    left_out: set[int] = set()
     kept: list[SearchHit] = []
     for hit in hits:
         if hit["src"] not in source_at:
@@ -131,11 +141,16 @@ def shape_query(
         if not explain:
             out = without_scores(out)
         parent = out.pop("parent", None)
-        if parent is not None and parent not in dropped_parents:
-            if parent not in parent_at:
-                parent_at[parent] = len(parents)
-                parents.append(result["parents"][parent])
-            out = in_wire_order({**out, "parent": parent_at[parent]})
+        # A passage that is its whole section: the section is not sent beside it (the
+        # same text twice; 2 of 4 hits for a SciFact query were).
+        if parent is not None and out["text"] != result["parents"][parent]:
+            if parent in dropped_parents:
+                left_out.add(parent)
+            else:
+                if parent not in parent_at:
+                    parent_at[parent] = len(parents)
+                    parents.append(result["parents"][parent])
+                out = in_wire_order({**out, "parent": parent_at[parent]})
         kept.append(out)
     add_places(sources, kept)
     shaped: QueryResult = {
@@ -148,7 +163,7 @@ def shape_query(
         shaped["bestMatch"] = result["bestMatch"]
     if "notice" in result:
         shaped["notice"] = result["notice"]
-    return shaped
+    return shaped, len(left_out)
 
 
 def _trimmed_query(
@@ -164,15 +179,12 @@ def _trimmed_query(
     taken = plan[:steps]
     dropped_parents = {key for kind, key in taken if kind == "parent"}
     dropped_hits = {key for kind, key in taken if kind == "hit"}
-    out = shape_query(
-        result, explain=explain, dropped_hits=dropped_hits, dropped_parents=dropped_parents
-    )
+    out, parents_left_out = _shape(result, explain, dropped_hits, dropped_parents)
     hits = result["results"]
-    shown = {h["parent"] for i, h in enumerate(hits) if "parent" in h and i not in dropped_hits}
     trimmed: QueryTrimmed = {
         "maxTokens": budget,
         "hitsLeftOut": len(dropped_hits),
-        "parentsLeftOut": len(dropped_parents & shown),
+        "parentsLeftOut": parents_left_out,
         "hitTextCut": False,
     }
     if dropped_hits:  # always the lowest-ranked chunks: the rest starts after those kept

@@ -14,11 +14,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from minirag_store import variables as v
 from minirag_store.dbpath import URI, object_store_uri, secrets_of, storage_options
 from minirag_store.errors import ConfigError
+from minirag_store.known import record_file
+from minirag_store.roots import MARKER, RECORD, Fallback, Found, locate, resolve_typed
 from minirag_store.settings import (
     read_bool,
     read_choice,
@@ -50,9 +52,14 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_TOKENS",
     "DEFAULT_MODEL_NAME",
     "FUSIONS",
+    "MARKER",
     "MIN_MAX_RESPONSE_TOKENS",
     "OCR_LANGUAGES",
+    "RECORD",
     "Config",
+    "ConfigFlags",
+    "Fallback",
+    "Found",
     "load_config",
     "model_max_tokens",
     "object_store_uri",
@@ -72,6 +79,18 @@ _KNOWN_MAX_TOKENS: dict[str, int] = {
 _FALLBACK_MAX_TOKENS = 512
 
 Grouping = Literal["similar", "related"]
+
+
+class ConfigFlags(TypedDict, total=False):
+    """What :func:`load_config` takes besides the environment (``Index.open`` passes them)."""
+
+    base_dirs: Sequence[str] | None
+    db_path: str | None
+    cache_dir: str | None
+    model_name: str | None
+    model_path: str | None
+    cwd: Path | None
+    fallback: Fallback
 
 
 @dataclass(frozen=True)
@@ -115,6 +134,22 @@ class Config:
     #: RAG_RAY_GPUS: GPUs each Ray embedding worker reserves (0: CPU only). The model runs
     #: on one only where the workers' onnxruntime has CUDA (onnxruntime-gpu).
     ray_gpus: int = 0
+    #: How the roots were found, and the same said for a person (``status`` shows it).
+    found_by: Found = "cwd"
+    roots_from: str = "the working folder"
+    #: Where the index location came from (``--db-path``, ``DB_PATH``, the root, the record).
+    index_from: str = "the first root's .minirag/lancedb"
+    #: The per-user record of synced indexes (:mod:`minirag_store.known`); None: none kept.
+    known_file: Path | None = None
+    #: The working folder a caller's relative paths are typed from (the CLI's); None: a
+    #: shell whose paths are never relative to a folder (MCP, the web page).
+    cwd: Path | None = None
+
+    @property
+    def where(self) -> str:
+        """The index and the roots it covers, said for a message."""
+        roots = ", ".join(str(r) for r in self.roots)
+        return f"{self.db_uri} (roots: {roots}; {self.roots_from})"
 
     @property
     def db_uri(self) -> str:
@@ -144,45 +179,6 @@ def model_max_tokens(model_name: str, model_path: Path | None = None) -> int:
     return _KNOWN_MAX_TOKENS.get(model_name.lower(), _FALLBACK_MAX_TOKENS)
 
 
-def _resolve(raw: str, cwd: Path) -> Path:
-    path = Path(raw).expanduser()
-    if not path.is_absolute():
-        path = cwd / path
-    return path.resolve()
-
-
-def _roots(env: Mapping[str, str], base_dirs: Sequence[str] | None, cwd: Path) -> tuple[Path, ...]:
-    if base_dirs:
-        raws = list(base_dirs)
-        origin = "--base-dir"
-    elif listed := read_text(env, v.BASE_DIRS):
-        origin = "BASE_DIRS"
-        try:
-            value = json.loads(listed)
-        except ValueError as e:
-            raise ConfigError(f"BASE_DIRS {v.BASE_DIRS.must}: {e}") from e
-        if (
-            not isinstance(value, list)
-            or not value
-            or not all(isinstance(item, str) and item.strip() for item in value)
-        ):
-            raise v.BASE_DIRS.error(repr(env["BASE_DIRS"]))
-        raws = value
-    elif read_text(env, v.BASE_DIR):
-        raws, origin = [env["BASE_DIR"]], "BASE_DIR"
-    else:
-        raws, origin = [str(cwd)], "the current directory"
-    roots: list[Path] = []
-    for raw in raws:
-        path = _resolve(raw, cwd)
-        if not path.is_dir():
-            what = "does not exist" if not path.exists() else "is not a directory"
-            raise ConfigError(f"Document root {path} (from {origin}) {what}")
-        if path not in roots:
-            roots.append(path)
-    return tuple(roots)
-
-
 def _search_settings(env: Mapping[str, str]) -> dict:
     return {
         "hybrid_weight": read_float(env, v.RAG_HYBRID_WEIGHT),
@@ -202,7 +198,7 @@ def _db_location(raw: str, roots: tuple[Path, ...], here: Path) -> tuple[Path | 
     remote = object_store_uri(raw)
     if remote is None:
         match = URI.match(raw)
-        return _resolve(match.group(2) if match else raw, here), None
+        return resolve_typed(match.group(2) if match else raw, here), None
     bucket = URI.match(remote).group(2).split("/", 1)[0]  # type: ignore[union-attr]
     if not bucket:
         raise ConfigError(
@@ -227,26 +223,40 @@ def load_config(
     model_name: str | None = None,
     model_path: str | None = None,
     cwd: Path | None = None,
+    fallback: Fallback = "cwd",
 ) -> Config:
     """Build and validate the configuration.
 
     ``env`` is the environment mapping (the caller passes ``os.environ``); the keyword
     arguments are CLI flags and win over their env vars. Roots resolve as explicit
-    ``base_dirs`` > ``BASE_DIRS`` > ``BASE_DIR`` > ``cwd``, each level replacing the lower.
+    ``base_dirs`` > ``BASE_DIRS`` > ``BASE_DIR`` > the nearest folder at or above the
+    working folder holding ``.minirag/`` > ``fallback`` (:data:`Fallback`: the record of
+    synced indexes, :mod:`minirag_store.known`, or the working folder), each level
+    replacing the lower. ``cwd``: the folder a CLI's relative paths are typed from (None:
+    the process's, for discovery only).
     Raises :class:`ConfigError` naming the first bad setting.
     """
     here = (cwd or Path.cwd()).resolve()
-    roots = _roots(env, base_dirs, here)
+    known_file = record_file()
     raw_db = str(db_path or read_text(env, v.DB_PATH) or "").strip()
+    index_from = "--db-path" if db_path else "DB_PATH" if raw_db else None
+    given = None
+    if raw_db:  # where the index is does not depend on the roots once it is given
+        local, remote = _db_location(raw_db, (here,), here)
+        given = remote or str(local)
+    located = locate(env, base_dirs, here, fallback=fallback, known_file=known_file, index=given)
+    roots = located.roots
+    if not raw_db and located.known_index is not None:
+        raw_db, index_from = located.known_index, RECORD
     db, db_remote = _db_location(raw_db, roots, here)
     options = storage_options(env)
     raw_cache = cache_dir or read_text(env, v.CACHE_DIR)
-    cache = _resolve(raw_cache, here) if raw_cache else _default_cache_dir()
+    cache = resolve_typed(raw_cache, here) if raw_cache else _default_cache_dir()
     name = model_name or read_text(env, v.MODEL_NAME) or DEFAULT_MODEL_NAME
     raw_model_path = model_path or read_text(env, v.MODEL_PATH)
     local_model: Path | None = None
     if raw_model_path:
-        local_model = _resolve(raw_model_path, here)
+        local_model = resolve_typed(raw_model_path, here)
         if not local_model.is_dir():
             raise ConfigError(
                 f"MODEL_PATH {local_model} is not a folder; point it at a folder holding the "
@@ -278,5 +288,10 @@ def load_config(
         watch_poll_seconds=read_int(env, v.RAG_WATCH_POLL_SECONDS),
         ray_address=read_text(env, v.RAG_RAY_ADDRESS),
         ray_gpus=read_int(env, v.RAG_RAY_GPUS),
+        found_by=located.found_by,
+        roots_from=located.roots_from,
+        index_from=index_from or f"the root's {MARKER}/lancedb",
+        known_file=known_file,
+        cwd=cwd.resolve() if cwd is not None else None,
         **_search_settings(env),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "ConversionError",
+    "EmptyDocumentError",
     "EncryptedDocumentError",
     "FetchError",
     "IndexMismatchError",
@@ -48,6 +49,10 @@ class NotFoundError(MiniragError, LookupError):
 
 class ConversionError(MiniragError, ValueError):
     """A file could not be turned into text (corrupt, empty, unsupported, too large)."""
+
+
+class EmptyDocumentError(ConversionError):
+    """A file was read but holds no text to index (a sync skips it instead of failing)."""
 
 
 class OcrUnavailableError(ConversionError):

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from minirag_store.arguments import check_page_size, check_place
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 from minirag_store.paths import display_path, source_for_path
-from minirag_store.reading import document_source
+from minirag_store.reading import document_source, stored_table
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
@@ -115,7 +115,7 @@ def _pdf_file(index: Stored, source: str) -> Path:
     """The PDF file ``source`` names, inside a root now; refuses a data or URL source and
     any other format, saying which renders."""
     if not os.path.isabs(source):
-        if index.table().chunk_count(source):
+        if stored_table(index).chunk_count(source):
             raise InvalidArgumentError(
                 f"{source!r} is text added with ingest_data or ingest_url, not a file: only "
                 "the pages of PDF files under the document roots can be looked at"
@@ -144,7 +144,7 @@ def _indexed(index: Stored, source: str) -> dict[str, Any]:
     """The index's record of the file (its hash, size and mtime when indexed)."""
     from minirag_store.index.storage.schema import sql_str
 
-    rows = index.table().select(
+    rows = stored_table(index).select(
         f"source = {sql_str(source)}", ["source_type", "file_hash", "size", "mtime"]
     )
     if rows.num_rows == 0:

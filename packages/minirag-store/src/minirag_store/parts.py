@@ -28,9 +28,12 @@ class Configured(Protocol):
 
 
 class Stored(Configured, Protocol):
-    """... and the chunk table, opened (or created) on first use."""
+    """... and the chunk table, opened (or created) on first use; or only when it exists
+    (what a read opens: it never creates an index)."""
 
     def table(self) -> ChunkTable: ...
+
+    def existing_table(self) -> ChunkTable | None: ...
 
 
 class Readable(Stored, Protocol):

@@ -39,7 +39,15 @@ from minirag_store.config import Config
 if TYPE_CHECKING:
     from minirag_store.results import QueryResult
 
-__all__ = ["FILE_NAME", "Answering", "QueryEndpoint", "ask", "fingerprint", "start_endpoint"]
+__all__ = [
+    "FILE_NAME",
+    "Answering",
+    "QueryEndpoint",
+    "ask",
+    "fingerprint",
+    "start_endpoint",
+    "write_private",
+]
 
 FILE_NAME = "query-server.json"
 
@@ -79,7 +87,8 @@ def fingerprint(config: Config) -> str:
     """What must match for a server's answer to be the caller's own: every setting and
     the minirag-store version. Not how the server follows the files (RAG_WATCH*) or
     where its syncs run (RAG_RAY_ADDRESS): a client's server settings often carry them
-    and a terminal's do not, and they change no answer."""
+    and a terminal's do not, and they change no answer. Nor how the roots were found or
+    the folder a CLI stands in (the caller resolves its scopes before asking)."""
     from dataclasses import replace
 
     from minirag_store.meta import version
@@ -92,6 +101,11 @@ def fingerprint(config: Config) -> str:
         ray_address=None,
         max_response_tokens=0,
         max_response_tokens_set=False,
+        found_by="cwd",
+        roots_from="",
+        index_from="",
+        known_file=None,
+        cwd=None,
     )
     return hashlib.sha256(f"{version()}\n{answering!r}".encode()).hexdigest()
 
@@ -142,7 +156,7 @@ def start_endpoint(index: Answering) -> QueryEndpoint | None:
     }
     target = folder / FILE_NAME
     try:
-        _write_private(target, json.dumps(record))
+        write_private(target, json.dumps(record))
     except OSError:  # a read-only index folder: serve MCP only, the CLI works alone
         server.shutdown()
         server.server_close()
@@ -150,7 +164,7 @@ def start_endpoint(index: Answering) -> QueryEndpoint | None:
     return QueryEndpoint(server, target, token)
 
 
-def _write_private(target: Path, text: str) -> None:
+def write_private(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` atomically, readable by this user only."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -1,4 +1,5 @@
-"""Reading back what is indexed: neighbours of a chunk, a whole source, and deletion.
+"""Reading back what is indexed: neighbours of a chunk, a whole source, deletion, and
+exclusion (deletion that lasts: a rule in the root's ``.miniragignore``).
 
 Each names its document by exactly one of a file path (checked to lie inside a root) or a
 source key. Every look-up is by ``source`` (a BTREE-indexed column), never a table scan.
@@ -10,6 +11,8 @@ not per chunk.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minirag_store.arguments import (
@@ -23,47 +26,56 @@ from minirag_store.arguments import (
 )
 from minirag_store.errors import InvalidArgumentError, NotFoundError
 from minirag_store.locators import Place, decode, numbers
-from minirag_store.paths import display_path, source_for_path
+from minirag_store.paths import display_path, resolve_document, root_of
 from minirag_store.results import ChunkDict, DeleteResult, NeighborsResult, ReadResult
 
 if TYPE_CHECKING:
+    from minirag_store.index.table import ChunkTable
     from minirag_store.parts import Readable, Stored, Writable
 
-__all__ = ["delete_source", "document_source", "read_neighbors", "read_source"]
+__all__ = [
+    "EXCLUDE_FILE",
+    "delete_source",
+    "document_source",
+    "exclude_source",
+    "read_neighbors",
+    "read_source",
+    "stored_table",
+]
 
 
 def document_source(index: Stored, source: str | None, file_path: str | None = None) -> str:
     """The source key named by exactly one of ``source`` or ``file_path``.
 
-    ``file_path`` must be absolute and inside a root (symlinks followed); ``source`` is
-    what earlier results returned: an absolute path for a file or its ``displayPath``
-    (relative to its root, as a query answer names it), the chosen id for data, the URL
-    for a web page.
+    Either may be what earlier results returned: a file's absolute path or its
+    ``displayPath`` (relative to its root, as a query answer names it), the chosen id for
+    data, the URL for a web page; on the CLI also a path relative to the working folder.
+    One resolver decides (:func:`minirag_store.paths.resolve_document`).
     """
     one_document(file_path, source)
-    if file_path is not None:
-        return source_for_path(index.config, file_path)
-    if not isinstance(source, str) or not source.strip():
-        raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
-    return _from_display_path(index, source)
+    text = file_path if file_path is not None else source
+    if not isinstance(text, str) or not text.strip():
+        name = "filePath" if file_path is not None else "source"
+        raise InvalidArgumentError(f"{name} must be a non-empty string, got {text!r}")
+    table = index.existing_table()
+    return resolve_document(
+        index.config,
+        text,
+        lambda key: table is not None and table.chunk_count(key) > 0,
+        checked=file_path is not None,
+    )
 
 
-def _from_display_path(index: Stored, source: str) -> str:
-    """The file a ``displayPath`` names under the one root that has it indexed; any other
-    ``source`` (an absolute path, a data or URL id, nothing indexed) as given."""
-    if os.path.isabs(source) or "://" in source:
-        return source
-    table = index.table()
-    if table.chunk_count(source):
-        return source  # a data source's own id
-    under = [str(root / source) for root in index.config.roots]
-    found = [path for path in dict.fromkeys(under) if table.chunk_count(path)]
-    if len(found) > 1:
-        raise InvalidArgumentError(
-            f"{source!r} is indexed under several roots ({', '.join(found)}): give the "
-            "absolute path (a query answer's roots[root] joined with displayPath)"
+def stored_table(index: Stored) -> ChunkTable:
+    """The index's table; :class:`NotFoundError` naming the index and its roots when it
+    has none (a read never creates one)."""
+    table = index.existing_table()
+    if table is None:
+        raise NotFoundError(
+            f"The index at {index.config.where} is empty: nothing is indexed there yet. "
+            "Run sync (or ingest files) first."
         )
-    return found[0] if found else source
+    return table
 
 
 def _not_found(source: str) -> NotFoundError:
@@ -96,7 +108,7 @@ def read_neighbors(
     source = document_source(index, source, file_path)
     chunk_index = check_chunk_index(chunk_index)
     before, after = check_neighbors("before", before), check_neighbors("after", after)
-    table = index.table()
+    table = stored_table(index)
     rows = table.source_chunks(source, max(0, chunk_index - before), chunk_index + after)
     if not any(r["chunk_index"] == chunk_index for r in rows):
         count = table.chunk_count(source)
@@ -116,17 +128,22 @@ def read_source(
     from_chunk: int = FIRST_CHUNK_INDEX,
     page: int | None = None,
     slide: int | None = None,
+    max_tokens: int | None = None,
 ) -> ReadResult:
     """The document reconstructed as markdown, section by section, from chunk
-    ``from_chunk`` on, as far as RAG_MAX_RESPONSE_TOKENS allows (:mod:`minirag_store.budget`:
+    ``from_chunk`` on, as far as ``max_tokens`` allows (None: RAG_MAX_RESPONSE_TOKENS, a
+    model's context; 0: the whole rest, a terminal) (:mod:`minirag_store.budget`:
     ``nextChunk`` says where the rest starts). With ``page`` or ``slide``: only the
     chunks on that page of a PDF or slide of a deck (as their locators say)."""
+    from minirag_store.arguments import check_max_tokens
     from minirag_store.budget import fit_read
 
+    budget = index.config.max_response_tokens if max_tokens is None else max_tokens
+    budget = check_max_tokens(budget)
     source = document_source(index, source, file_path)
     from_chunk = check_from_chunk(from_chunk)
     place = check_place(page, slide)
-    rows = index.table().source_chunks(source)
+    rows = stored_table(index).source_chunks(source)
     if not rows:
         raise _not_found(source)
     total, first = len(rows), rows[0]
@@ -152,13 +169,15 @@ def read_source(
     if place is not None:
         base[place[0]] = place[1]  # type: ignore[literal-required]
     rows = rows[from_chunk - start :]
+    if budget == 0:
+        return {**base, "text": _markdown(rows)}
     bodies = [r["text"][r["body_start"] :] for r in rows]
     return fit_read(
         base,
         lambda stop: _markdown(rows[: stop - from_chunk]),
         bodies,
         first=from_chunk,
-        budget=index.config.max_response_tokens,
+        budget=budget,
         count=index.token_counter(),
         place=f", {place[0]}={place[1]}" if place else "",
     )
@@ -215,12 +234,56 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
     return reconstruct_document(reconstruct_section(pieces) for pieces in sections.values())
 
 
+#: The ignore file :func:`exclude_source` writes in a root (read by ingest/ignore.py).
+EXCLUDE_FILE = ".miniragignore"
+#: gitignore's special characters, escaped so a rule names one file as written.
+_SPECIAL = re.compile(r"([\\*?\[])")
+
+
+def exclude_source(
+    index: Writable, source: str | None, *, file_path: str | None = None
+) -> DeleteResult:
+    """Keep a file out of the index for good: a rule naming it in its root's
+    ``.miniragignore`` (added once), then its chunks deleted, where ``delete_source``
+    alone lasts until the next sync."""
+    source = document_source(index, source, file_path)
+    root = root_of(index.config, source) if os.path.isabs(source) else None
+    if root is None:
+        raise InvalidArgumentError(
+            f"{source!r} is not a file under a document root: only files can be excluded "
+            "(delete_file removes data and web pages)"
+        )
+    rule = "/" + _gitignore_literal(Path(source).relative_to(root).as_posix())
+    target = root / EXCLUDE_FILE
+    try:
+        held = target.read_text(encoding="utf-8") if target.exists() else ""
+        if rule not in held.splitlines():
+            gap = "" if not held or held.endswith("\n") else "\n"
+            with target.open("a", encoding="utf-8") as out:
+                out.write(f"{gap}{rule}\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidArgumentError(f"cannot write the rule {rule!r} to {target}: {e}") from e
+    deleted = index.table().delete_sources([source])
+    if deleted:
+        index.after_small_write()
+    return {"source": source, "rule": rule, "ignoreFile": str(target), "deletedChunks": deleted}
+
+
+def _gitignore_literal(path: str) -> str:
+    """``path`` as a gitignore pattern that matches only itself."""
+    escaped = _SPECIAL.sub(r"\\\1", path)
+    if escaped.endswith(" "):  # trailing spaces are dropped unless escaped
+        stripped = escaped.rstrip(" ")
+        escaped = stripped + "\\ " * (len(escaped) - len(stripped))
+    return escaped
+
+
 def delete_source(
     index: Writable, source: str | None, *, file_path: str | None = None
 ) -> DeleteResult:
     """Remove every chunk of the document from the index (files on disk are untouched)."""
     source = document_source(index, source, file_path)
-    deleted = index.table().delete_sources([source])
+    deleted = stored_table(index).delete_sources([source])
     if deleted == 0:
         raise _not_found(source)
     index.after_small_write()

@@ -27,6 +27,7 @@ __all__ = [
     "JobFiles",
     "JobState",
     "JobStatus",
+    "KnownIndexRow",
     "ListResult",
     "Locator",
     "NeighborsResult",
@@ -37,6 +38,7 @@ __all__ = [
     "QueryTrimmed",
     "ReadResult",
     "SearchHit",
+    "SlowFile",
     "SourceSummary",
     "StatusResult",
     "SyncStarted",
@@ -44,7 +46,27 @@ __all__ = [
 ]
 
 JobState = Literal["pending", "running", "succeeded", "failed", "cancelled"]
-FileState = Literal["ingested", "stale", "stale_scheme", "not_ingested", "unreadable"]
+#: Who started a sync: the watcher, the web page, an MCP client (sync_start), the CLI.
+SyncOrigin = Literal["watcher", "page", "client", "cli"]
+#: Each origin as the shells say who ran a sync.
+SYNC_ORIGINS: dict[str, str] = {
+    "watcher": "the watcher (files changed)",
+    "page": "the web page",
+    "client": "an MCP client (sync_start)",
+    "cli": "minirag-cli",
+}
+FileState = Literal[
+    "ingested",
+    "stale",
+    "stale_scheme",
+    "not_ingested",
+    "failed",  # not indexed: the last sync that tried could not read it (``reason``: why)
+    "unreadable",
+    "empty",  # read by a sync, no text in it (``reason``): skipped until the file changes
+    "unsupported",  # a type minirag does not read (``reason`` names it)
+    "too_large",  # over MAX_FILE_SIZE (``reason`` gives the size and the limit)
+    "ignored",  # skipped by a rule (``reason`` names it); listed only when asked (``all``)
+]
 SourceType = Literal["file", "data", "url"]
 
 
@@ -211,10 +233,13 @@ class IngestResult(TypedDict):
 
 
 class DeleteResult(TypedDict):
-    """``delete_file``."""
+    """``delete_file``; with ``exclude`` (the web page's "Exclude from the index") also the
+    rule that keeps the file out."""
 
     source: str
-    deletedChunks: int
+    deletedChunks: int  # 0 when excluding a file that was not indexed
+    rule: NotRequired[str]  # the line in (or added to) the ignore file: `/docs/old.pdf`
+    ignoreFile: NotRequired[str]  # the root's .miniragignore it is in
 
 
 class FileRow(TypedDict):
@@ -227,6 +252,7 @@ class FileRow(TypedDict):
     state: FileState
     chunkCount: int
     ocrEngine: str
+    reason: NotRequired[str]  # why it is not indexed: empty, unsupported, too_large, ignored
 
 
 class DocumentRow(TypedDict):
@@ -245,10 +271,13 @@ class ListResult(TypedDict):
 
     files: list[FileRow]
     warnings: NotRequired[list[str]]  # folders that could not be read, with what to do
+    notice: NotRequired[str]  # a scope was given and nothing lies under it: says so
 
 
 class JobCounts(TypedDict):
-    """Live counters of a sync job."""
+    """Live counters of a sync job. ``skipped`` covers files left as they are: unchanged
+    since the last sync, holding no text (empty), or excluded (over MAX_FILE_SIZE); each
+    empty or excluded one has its reason in ``errors``."""
 
     scanned: int
     ingested: int
@@ -256,6 +285,7 @@ class JobCounts(TypedDict):
     deleted: int
     unreadable: int
     failed: int
+    unsupported: int  # files of a type minirag does not read (counted in ``scanned`` too)
 
 
 class JobError(TypedDict):
@@ -273,6 +303,20 @@ class JobFiles(TypedDict):
     deleted: list[str]
     unreadable: list[str]
     failed: list[str]  # each one's reason is in errors
+    unsupported: list[str]
+
+
+class SlowFile(TypedDict):
+    """One of a sync's slowest files and where its time went (measured, in seconds)."""
+
+    source: str
+    seconds: float  # the parts below added up (time queued or committing not included)
+    convertSeconds: float  # converting it to markdown in a worker, OCR included
+    ocrPages: int  # pages (image frames) OCRed ...
+    ocrSeconds: float  # ... and the time they took
+    chunkSeconds: float  # cutting it into chunks
+    embedSeconds: float  # its share of the embedding batches its chunks were in
+    chunks: int
 
 
 class JobStatus(TypedDict):
@@ -290,6 +334,7 @@ class JobStatus(TypedDict):
     # names every file; a background job names the first jobs.MAX_ERRORS of each outcome.
     files: NotRequired[JobFiles]
     filesOmitted: NotRequired[int]  # names left out of ``files`` (their counts still hold)
+    slowest: NotRequired[list[SlowFile]]  # once finished: the files that took longest
 
 
 class WatchBatch(TypedDict):
@@ -308,16 +353,43 @@ class SyncStarted(TypedDict):
     jobId: str
 
 
+class LastSync(TypedDict):
+    """``status.lastSync``: the index's last sync, whichever process ran it
+    (:mod:`minirag_store.ingest.record`)."""
+
+    origin: SyncOrigin
+    jobId: str
+    state: JobState
+    startedAt: str | None  # ISO-8601 UTC
+    finishedAt: str | None
+    counts: JobCounts
+    error: str | None
+    errors: list[JobError]  # its first per-file problems (list_files names every failed file)
+
+
+class KnownIndexRow(TypedDict):
+    """One index in the per-user record of synced indexes."""
+
+    roots: list[str]
+    index: str  # its folder (or object-store URI)
+    syncedAt: str  # when it last synced successfully, ISO 8601 UTC
+
+
 class StatusResult(TypedDict, total=False):
     """``status``: every field always present, ``None`` where it has no value or no meaning
     (:func:`minirag_store.status.build_status` fills them), so ``minirag-cli status --json``
     and the MCP ``status`` tool have one key set. With a broken configuration only
-    ``version`` and ``configError`` have values."""
+    ``version``, ``configError`` and ``knownIndexes`` have values."""
 
     version: str
     configError: str | None
     roots: list[str] | None
+    rootsFrom: str | None  # how the roots were found: a flag, a variable, discovered, the record
     dbPath: str | None
+    indexFrom: str | None  # where dbPath came from: --db-path, DB_PATH, the root, the record
+    # the indexes this user synced, newest first (minirag_store.known); also with a broken
+    # configuration, so a command typed outside every root can name them
+    knownIndexes: list[KnownIndexRow] | None
     cacheDir: str | None
     model: str | None
     modelPath: str | None
@@ -350,6 +422,7 @@ class StatusResult(TypedDict, total=False):
     authMode: str | None  # http only: how clients authenticate
     httpConfigError: str | None  # ``minirag-mcp status`` only: why an http server would not start
     instructionsTruncated: bool | None  # RAG_INSTRUCTIONS_APPEND was cut to fit 2,048 chars
+    lastSync: LastSync | None  # the index's last sync, by whom (null: none recorded)
 
 
 @dataclass(frozen=True)
@@ -358,8 +431,10 @@ class Progress:
 
     done: int  # files finished (ingested, skipped, failed ...)
     total: int | None  # files to look at, once the scan has counted them
-    current: str | None  # the source being worked on
+    current: str | None  # the source last finished
     counts: JobCounts
+    chunks: int = 0  # chunks written so far
+    reading: str | None = None  # the file being converted (in a pool: longest in flight)
 
 
 ProgressCallback = Callable[[Progress], None]

@@ -40,10 +40,11 @@ from minirag_store.index.text.keywords import keyword_query
 from minirag_store.index.text.terms import query_words, words_in
 from minirag_store.locators import decode
 from minirag_store.passages import in_wire_order
-from minirag_store.paths import display_path, normalize_scopes, root_of, scope_matches
+from minirag_store.paths import display_path, resolve_scopes, root_of, scope_matches
 from minirag_store.results import HitMatch, QueryResult, SearchHit, SourceSummary
 
 if TYPE_CHECKING:
+    from minirag_store.config import Config
     from minirag_store.index.search.searcher import VectorPass
     from minirag_store.index.table import ChunkTable
     from minirag_store.parts import Configured, Searchable
@@ -94,10 +95,13 @@ def run_query(
     """
     top_k = _check(query, top_k)
     offset = check_offset(offset)
-    scopes = normalize_scopes(scope)
     config = index.config
+    scopes = resolve_scopes(config, scope)
+    table = index.existing_table()
+    if table is None:  # a query never creates an index (nor its folder)
+        empty: QueryResult = {"results": [], "sources": [], "roots": [], "parents": []}
+        return {**empty, "notice": _empty(config)}
     embedder = index.embedder()
-    table = index.table()
     where = scope_filter(scopes)
     vector_n, keyword_n = candidate_count(offset + top_k)
     weight = config.hybrid_weight
@@ -156,7 +160,7 @@ def run_query(
     if found:
         result["bestMatch"] = LEVELS[min(LEVELS.index(j.level) for j in judged)]
     else:
-        notice = _notice(table, scopes) if not offset else _past_the_end(offset)
+        notice = _notice(config, table, scopes) if not offset else _past_the_end(offset)
     if notice:
         result["notice"] = notice
     return result
@@ -207,8 +211,9 @@ def _match_notice(counts: WordCounts, judged: list[Judged]) -> str | None:
     if all(j.level == "weak" for j in judged):
         why = "" if counts.searchable else " (the query has no word to search for)"
         said.append(
-            f"Nothing really matches{why}: the best hits are only loosely related. Say the "
-            "documents do not cover this, or try other wording."
+            f"Nothing really matches{why}: the best hits are only loosely related. Try other "
+            "wording or exact terms; if they still do not answer it, the documents may not "
+            "cover this."
         )
     return " ".join(said) or None
 
@@ -232,6 +237,8 @@ def answer_query(
 
     budget = index.config.max_response_tokens if max_tokens is None else max_tokens
     budget = check_max_tokens(budget)
+    # Resolved here, with this process's working folder: a server asked next has its own.
+    scope = resolve_scopes(index.config, scope)
     if ask_server:
         from minirag_store.peer import ask
 
@@ -386,10 +393,16 @@ def _past_the_end(offset: int) -> str:
     return f"No hits ranked past {offset}: the earlier answers hold every hit of this query."
 
 
-def _notice(table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:
+def _empty(config: Config) -> str:
+    return (
+        f"The index at {config.where} is empty: run sync (or ingest files) first, then query again."
+    )
+
+
+def _notice(config: Config, table: ChunkTable, scopes: tuple[str, ...] | None) -> str | None:
     chunks, _ = table.counts()
     if chunks == 0:
-        return "The index is empty: run sync (or ingest files) first, then query again."
+        return _empty(config)
     if scopes:
         return (
             f"Nothing indexed matches under scope {', '.join(scopes)}; check the path, "

@@ -15,16 +15,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
+from minirag_store import known
 from minirag_store.arguments import FIRST_CHUNK_INDEX, NEIGHBORS, OFFSET, TOP_K
 from minirag_store.budget import utf8_bytes
-from minirag_store.config import Config, load_config
+from minirag_store.config import Config, ConfigFlags, load_config
 from minirag_store.errors import ConfigError
 from minirag_store.index.loading import MODEL, existing_table, new_table, preload
 from minirag_store.index.storage.connection import store_errors_on
 from minirag_store.index.storage.schema import check_dims
+from minirag_store.ingest.jobs import ran_through  # light: the job record's rules
+from minirag_store.listing import list_documents, list_files  # light: a scan, the summary
 from minirag_store.reading import read_source  # light: what read_file runs
 from minirag_store.results import (
     DeleteResult,
@@ -38,6 +40,7 @@ from minirag_store.results import (
     QueryResult,
     ReadResult,
     StatusResult,
+    SyncOrigin,
     SyncStarted,
 )
 
@@ -103,29 +106,13 @@ class Index:
 
     @classmethod
     def open(
-        cls,
-        env: Mapping[str, str],
-        *,
-        base_dirs: Sequence[str] | None = None,
-        db_path: str | None = None,
-        cache_dir: str | None = None,
-        model_name: str | None = None,
-        model_path: str | None = None,
-        cwd: Path | None = None,
-        resident: bool = True,
+        cls, env: Mapping[str, str], *, resident: bool = True, **flags: Unpack[ConfigFlags]
     ) -> Index:
-        """Load the configuration from ``env`` and flags; never raises for a bad config.
+        """Load the configuration from ``env`` and ``flags`` (:func:`load_config`'s: the
+        CLI's flags, ``cwd``, ``fallback``); never raises for a bad config.
         ``resident=False``: a process that asks one question (see ``AnnSettings``)."""
         try:
-            config = load_config(
-                env,
-                base_dirs=base_dirs,
-                db_path=db_path,
-                cache_dir=cache_dir,
-                model_name=model_name,
-                model_path=model_path,
-                cwd=cwd,
-            )
+            config = load_config(env, **flags)
         except ConfigError as e:
             return cls(None, str(e), resident=resident)
         return cls(config, resident=resident)
@@ -165,10 +152,8 @@ class Index:
             return self._embedder_obj
 
     def token_counter(self) -> Callable[[str], int]:
-        """The model's token counter (what RAG_MAX_RESPONSE_TOKENS counts in): the loaded
-        model's, else its ``tokenizer.json`` alone, so a read loads no ONNX session. Never
-        loads the model: without the tokenizer file on disk yet, answers are counted in
-        UTF-8 bytes (one warning), which over-counts: they only come back shorter."""
+        """What RAG_MAX_RESPONSE_TOKENS counts in: the model's counter, else its
+        ``tokenizer.json`` alone (no ONNX session), else UTF-8 bytes (warned once)."""
         config = self.config
         with self._lock:
             if self._embedder_obj is not None:
@@ -193,11 +178,8 @@ class Index:
             return self._counter_obj
 
     def table(self) -> ChunkTable:
-        """The LanceDB chunk table, opened (or created) on first use (exactly once).
-
-        An existing index opens without loading the embedding model, so reads, listings
-        and deletes stay fast; creating a new one needs the model's dimension.
-        """
+        """The LanceDB chunk table, opened (or created) on first use, once. An existing index
+        opens without the model (reads stay fast); a new one needs the model's dimension."""
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
@@ -210,14 +192,18 @@ class Index:
                 self._table_obj = new_table(config, embedder, self._resident)
             return self._table_obj
 
-    def warm_up(self) -> None:
-        """Load now what the first query needs: the table's search snapshot, the
-        embedding model, and the rest of a search's path (a server calls this in the
-        background as it starts).
+    def existing_table(self) -> ChunkTable | None:
+        """The chunk table if the index has one, else None; never creates one (reads)."""
+        config = self.config
+        with self._table_lock:
+            if self._table_obj is None:
+                self._table_obj = existing_table(config, self._resident)
+            return self._table_obj
 
-        Never creates an index: without one only the model loads. Raises what loading
-        raises (:class:`ConfigError`, :class:`ModelLoadError`, :class:`IndexMismatchError`).
-        """
+    def warm_up(self) -> None:
+        """Load now what the first query needs (search snapshot, model, the rest of a
+        search's path; a server calls it as it starts). Never creates an index: without one
+        only the model loads. Raises what loading raises (ConfigError, ModelLoadError, ...)."""
         config = self.config
         with self._table_lock:
             if self._table_obj is None:
@@ -243,6 +229,12 @@ class Index:
                 self._sync_obj = SyncManager(self)
             return self._sync_obj
 
+    def resolve_path(self, path: str) -> str:
+        """A file or folder typed to sync or ingest, made absolute: paths.resolve_path."""
+        from minirag_store.paths import resolve_path
+
+        return resolve_path(self.config, path)
+
     # ------------------------------------------------------------------ status
     def status(self) -> StatusResult:
         """Configuration and index health. Always answers, even with a broken configuration."""
@@ -251,9 +243,10 @@ class Index:
         return build_status(self._config_error or self.config, self.watch_state(), self._table_obj)
 
     # -------------------------------------------------------------------- sync
-    def sync_start(self, path: str | None = None) -> SyncStarted:
+    def sync_start(self, path: str | None = None, *, origin: SyncOrigin = "client") -> SyncStarted:
         """Start reconciling the roots (or one path inside them) in the background."""
-        return {"jobId": self.syncs().start(path)}
+        path = None if path is None else self.resolve_path(path)
+        return {"jobId": self.syncs().start(path, origin=origin)}
 
     def sync_status(self, job_id: str) -> JobStatus:
         """Live status of a sync job started by :meth:`sync_start`."""
@@ -272,7 +265,8 @@ class Index:
     ) -> JobStatus:
         """Reconcile in the foreground (the CLI's ``sync``); returns the finished job.
         ``ray``: a Ray address ("" = RAG_RAY_ADDRESS or a local runtime; ingest/distributed)."""
-        return self.syncs().run(path, progress=progress, ray=ray)
+        job = self.syncs().run(path, progress=progress, ray=ray)
+        return known.after(self.config, job, ran_through)
 
     def start_watching(self, on_batch: OnBatch | None = None, *, block: bool = False) -> None:
         """Follow the roots until :meth:`close` (``block``: here until interrupted, as the
@@ -285,23 +279,20 @@ class Index:
 
     # ------------------------------------------------------------------ ingest
     def ingest_file(self, path: str) -> IngestResult:
-        """Ingest or re-ingest one file (absolute path inside a root)."""
+        """Ingest or re-ingest one file inside a root."""
         self._check()
         from minirag_store.ingest.operations import ingest_file
 
-        return ingest_file(self, path)
+        return ingest_file(self, self.resolve_path(path))
 
     def ingest_paths(
         self, paths: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> JobStatus:
-        """Ingest files and folders (recursively), re-ingesting what is already there.
-
-        Returns a finished job record: counts plus one error per failed file.
-        """
+        """Ingest files and folders (recursively, again where indexed): the finished job."""
         self._check()
         from minirag_store.ingest.operations import ingest_paths
 
-        return ingest_paths(self, paths, progress=progress)
+        return known.after(self.config, ingest_paths(self, paths, progress=progress), ran_through)
 
     def ingest_data(
         self, data: str, source: str, format: str = "text", title: str | None = None
@@ -376,11 +367,19 @@ class Index:
         from_chunk: int = FIRST_CHUNK_INDEX,
         page: int | None = None,
         slide: int | None = None,
+        max_tokens: int | None = None,
     ) -> ReadResult:
-        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``: read_source."""
+        """A document's markdown from ``from_chunk`` on, or one ``page``/``slide``, within
+        ``max_tokens`` as :meth:`query` (None: RAG_MAX_RESPONSE_TOKENS): read_source."""
         self._check()
         return read_source(
-            self, source, file_path=file_path, from_chunk=from_chunk, page=page, slide=slide
+            self,
+            source,
+            file_path=file_path,
+            from_chunk=from_chunk,
+            page=page,
+            slide=slide,
+            max_tokens=max_tokens,
         )
 
     def page_image(
@@ -398,29 +397,30 @@ class Index:
 
         return page_image(self, source, page, file_path=file_path, scale=scale, max_width=max_width)
 
-    def list_files(self, scope: str | Sequence[str] | None = None) -> ListResult:
-        """Files on disk under the roots with their state, plus indexed data/url sources."""
+    def list_files(
+        self, scope: str | Sequence[str] | None = None, *, ignored: bool = False
+    ) -> ListResult:
+        """Files under the roots with their state (``ignored``: what rules skip too), plus
+        indexed data/url sources: listing.list_files."""
         self._check()
-        from minirag_store.listing import list_files
-
-        return list_files(self, scope)
+        return list_files(self, scope, ignored=ignored)
 
     def documents(self) -> list[DocumentRow]:
         """The indexed documents still there to read (MCP resources): listing.list_documents."""
         self._check()
-        from minirag_store.listing import list_documents
-
         return list_documents(self)
 
     def delete_file(
-        self, source: str | None = None, *, file_path: str | None = None
+        self, source: str | None = None, *, file_path: str | None = None, exclude: bool = False
     ) -> DeleteResult:
         """Remove a document's chunks (by ``source`` or ``file_path``, exactly one) from the
-        index; the file on disk is untouched."""
+        index; the file on disk is untouched. ``exclude``: first a rule naming the file in
+        its root's ``.miniragignore``, so no later sync indexes it again (reading.py)."""
         self._check()
-        from minirag_store.reading import delete_source
+        from minirag_store.reading import delete_source, exclude_source
 
-        return delete_source(self, source, file_path=file_path)
+        remove = exclude_source if exclude else delete_source
+        return remove(self, source, file_path=file_path)
 
     def after_small_write(self) -> None:
         """Count a single-source write; maintain the table every

@@ -1,7 +1,7 @@
 """``status``: configuration and index health. It always answers, whatever is broken.
 
-A broken configuration gives ``{version, configError}``. A broken or foreign index gives
-the configuration plus ``indexError``. Status reads the index summary
+A broken configuration gives ``{version, configError, knownIndexes}``. A broken or foreign
+index gives the configuration plus ``indexError``. Status reads the index summary
 (:mod:`minirag_store.index.storage.summary`) when it is current, without importing LanceDB, else the
 table; it never loads the embedding model (opening ONNX costs seconds) and never creates
 an index that is absent.
@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING
 from minirag_store.results import StatusResult
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from minirag_store.config import Config
     from minirag_store.index.storage.summary import IndexSummary
     from minirag_store.index.table import ChunkTable
+    from minirag_store.results import KnownIndexRow
 
 __all__ = ["STATUS_FIELDS", "build_status"]
 
@@ -39,12 +42,15 @@ def build_status(
 def _status(
     config: Config | str, watch: tuple[str, str | None], table: ChunkTable | None
 ) -> StatusResult:
+    from minirag_store import known
     from minirag_store.meta import version
 
     out: StatusResult = {"version": version()}
     if isinstance(config, str):
         out["configError"] = config
+        out["knownIndexes"] = _known_rows(known.record_file())
         return out
+    out["knownIndexes"] = _known_rows(config.known_file)
     out.update(_config_fields(config))
     mode, note = watch
     out["watch"], out["watchMode"] = config.watch, mode
@@ -52,7 +58,16 @@ def _status(
         out["watchNote"] = note
     out.update(_ocr_fields(config))
     out.update(_index_fields(config, table))
+    from minirag_store.ingest.record import last_sync
+
+    out["lastSync"] = last_sync(config.db_path)
     return out
+
+
+def _known_rows(file: Path | None) -> list[KnownIndexRow]:
+    from minirag_store import known
+
+    return [k.as_dict() for k in known.load(file)]
 
 
 def _config_fields(config: Config) -> StatusResult:
@@ -60,7 +75,9 @@ def _config_fields(config: Config) -> StatusResult:
 
     fields: StatusResult = {
         "roots": [str(r) for r in config.roots],
+        "rootsFrom": config.roots_from,
         "dbPath": config.db_uri,
+        "indexFrom": config.index_from,
         "cacheDir": str(config.cache_dir),
         "model": config.model_name,
         "modelPath": str(config.model_path) if config.model_path else None,

@@ -253,8 +253,10 @@ RAG_MAX_RESPONSE_TOKENS = Setting(
         "(lowest-ranked hits' first), then the lowest-ranked hits (never the top one), then cuts "
         "the top hit's text; `trimmed` counts what went, `trimmed.nextOffset` is the `offset` "
         "that returns the hits left out, and `notice` says so in a line. The CLI applies it only "
-        "when asked (`--max-tokens`, or this variable set). An answer names each document and "
-        "section once (hits point at them by index: see the MCP README). `read_file` returns the "
+        "when asked (`--max-tokens`, or this variable set): `query` prints every hit and `read` "
+        "the whole document, through the pager. An answer names each document and section once "
+        "(hits point at them by index: see the MCP README), and sends no section beside a hit "
+        "that is all of it. `read_file` returns the "
         "first chunks that fit and `nextChunk`: `read_file` with `fromChunk=nextChunk` (CLI: "
         "`read --from-chunk N`) reads on."
     ),

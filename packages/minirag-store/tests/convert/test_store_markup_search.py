@@ -197,7 +197,8 @@ def test_hits_and_sections_keep_the_links_to_follow(open_index, wiki_env):
     result = expand(index.query("first published algorithm intended for such a machine", top_k=3))
     top = result["results"][0]
     assert f"]({_WIKI}Note_G" in top["text"]
-    assert f"]({_WIKI}Note_G" in result["parents"][top["parentId"]]
+    if top["parentId"] is not None:  # a section comes beside a part of it
+        assert f"]({_WIKI}Note_G" in result["parents"][top["parentId"]]
     whole = index.read_file(str(Path(wiki_env["BASE_DIR"]) / "analytical_engine.html"))["text"]
     assert f'[Charles Babbage]({_WIKI}Charles_Babbage "Charles Babbage")' in whole
 

@@ -35,7 +35,8 @@ def test_snapshot_shows_live_counts_from_a_writer_thread() -> None:
     seen.set()
     thread.join(5)
     end = job.snapshot()
-    assert end["state"] == "succeeded"
+    # It ran to its end, but a file failed: the state says so (a shell exits 1 on it).
+    assert (end["state"], end["error"]) == ("failed", "1 file could not be ingested (see errors)")
     assert end["counts"]["ingested"] == 2
     assert end["startedAt"] is not None
     assert end["finishedAt"] is not None
@@ -84,3 +85,16 @@ def test_no_omitted_count_when_every_error_is_listed() -> None:
     job = Job()
     job.note("/docs/bad.pdf", "broken", count="failed")
     assert "errorsOmitted" not in job.snapshot()
+
+
+def test_slowest_keeps_the_longest_files_longest_first() -> None:
+    job = Job()
+    for n, seconds in enumerate([0.5, 3.0, 0.1, 2.0, 2.0, 9.0, 0.2, 1.0]):
+        job.timed({"source": f"/d/{n}", "seconds": seconds, "convertSeconds": seconds,
+                   "ocrPages": 0, "ocrSeconds": 0.0, "chunkSeconds": 0.0, "embedSeconds": 0.0,
+                   "chunks": 1})  # fmt: skip
+    assert "slowest" not in job.snapshot()  # live polls stay small
+    job.finish("succeeded")
+    slowest = job.snapshot()["slowest"]
+    assert [s["seconds"] for s in slowest] == [9.0, 3.0, 2.0, 2.0, 1.0]
+    assert slowest[0]["source"] == "/d/5"

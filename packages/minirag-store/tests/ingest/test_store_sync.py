@@ -41,7 +41,8 @@ def test_sync_adds_then_skips_then_applies_modify_delete_add(index, docs_root: P
     first = index.sync()
     assert first["state"] == "succeeded"
     assert first["counts"] == {
-        "scanned": 3, "ingested": 3, "skipped": 0, "deleted": 0, "unreadable": 0, "failed": 0
+        "scanned": 3, "ingested": 3, "skipped": 0, "deleted": 0, "unreadable": 0, "failed": 0,
+        "unsupported": 0,
     }  # fmt: skip
     assert first["errors"] == []
     assert _top_source(index, "why does a comet have a tail") == str(c)
@@ -55,7 +56,8 @@ def test_sync_adds_then_skips_then_applies_modify_delete_add(index, docs_root: P
     d = _write(docs_root / "delta.md", "# Volcanoes\n\nMagma erupts as lava.")
     third = index.sync()
     assert third["counts"] == {
-        "scanned": 3, "ingested": 2, "skipped": 1, "deleted": 1, "unreadable": 0, "failed": 0
+        "scanned": 3, "ingested": 2, "skipped": 1, "deleted": 1, "unreadable": 0, "failed": 0,
+        "unsupported": 0,
     }  # fmt: skip
     assert "Moraines" in index.read_file(str(a))["text"]
     assert "carve valleys" not in index.read_file(str(a))["text"]
@@ -184,7 +186,10 @@ def test_a_broken_file_fails_alone_and_the_sync_carries_on(index, docs_root: Pat
     bad.write_bytes(b"%PDF-1.7 truncated garbage, no objects at all")
     good = _write(docs_root / "good.md", "Herons stand still in shallow water.")
     result = index.sync()
-    assert result["state"] == "succeeded"
+    assert (result["state"], result["error"]) == (
+        "failed",
+        "1 file could not be ingested (see errors)",
+    )
     assert result["counts"]["failed"] == 1
     assert result["counts"]["ingested"] == 1
     [error] = result["errors"]

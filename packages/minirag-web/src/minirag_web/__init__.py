@@ -8,8 +8,7 @@ and ``minirag-mcp --transport http`` (a team, at ``/ui``, behind the MCP tokens)
 :func:`minirag_web.app.create_app` builds it. A package of its own, not a module of
 the MCP server: the CLI serves it too and must not need fastmcp for that, and the MCP
 server must not depend on the CLI; both depend on this one instead. Importing this
-package is cheap (no Starlette): the CLI imports :mod:`minirag_web.highlight` for
-every ``query``.
+package is cheap (no Starlette).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from starlette.requests import Request
 
 __all__ = [
     "COOKIE",
+    "SESSION_SECONDS",
     "Gate",
     "OneTimeSecret",
     "OpenGate",
@@ -40,6 +41,7 @@ __all__ = [
     "Session",
     "Sessions",
     "TokenGate",
+    "mint_link",
     "same_origin",
 ]
 
@@ -132,21 +134,45 @@ class Gate:
 
 
 class OneTimeSecret(Gate):
-    """``minirag-cli ui``: the secret in the printed URL, good for one sign-in."""
+    """``minirag-cli ui``: the secret in the printed URL, good for one sign-in; and, with a
+    ``key``, every link :func:`mint_link` makes from it (``minirag-cli ui --link``), each
+    good for one sign-in too, so a person whose cookie is gone can sign in again without
+    restarting the page."""
 
     kind = "secret"
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, key: bytes | None = None) -> None:
         self._digest: bytes | None = _digest(secret)
+        self._key = key
+        self._spent: set[str] = set()
         self._lock = threading.Lock()
 
     async def role_for(self, credential: str) -> Role | None:
-        """Full access for the secret, once; every later use (a leaked URL) is refused."""
+        """Full access for the secret, or a link made from the key, once each; every later
+        use (a leaked URL) is refused."""
         with self._lock:
-            if self._digest is None or not hmac.compare_digest(_digest(credential), self._digest):
+            if self._digest is not None and hmac.compare_digest(_digest(credential), self._digest):
+                self._digest = None
+                return "full"
+            nonce, _, signature = credential.partition(".")
+            if self._key is None or not nonce or nonce in self._spent:
                 return None
-            self._digest = None
+            if not hmac.compare_digest(signature, _sign(self._key, nonce)):
+                return None
+            if len(self._spent) >= MAX_SESSIONS:  # bounded: the oldest links lapse
+                self._spent.clear()
+            self._spent.add(nonce)
             return "full"
+
+
+def mint_link(key: bytes) -> str:
+    """A new sign-in credential for a page whose :class:`OneTimeSecret` holds ``key``."""
+    nonce = secrets.token_urlsafe(16)
+    return f"{nonce}.{_sign(key, nonce)}"
+
+
+def _sign(key: bytes, nonce: str) -> str:
+    return hmac.new(key, nonce.encode("ascii", "replace"), hashlib.sha256).hexdigest()
 
 
 class TokenGate(Gate):

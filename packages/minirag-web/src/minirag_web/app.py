@@ -24,7 +24,7 @@ from minirag_store import Index
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -52,6 +52,17 @@ _HEADERS = [
 ]
 
 View = Callable[[Request, Site, Session], Awaitable[Response]]
+
+
+_ICON = Path(__file__).resolve().parent / "static" / "favicon.svg"
+
+
+async def _favicon(request: Request) -> Response:
+    """The icon a browser asks for at ``/favicon.ico`` before reading the page's own
+    ``<link rel="icon">`` (a 404 otherwise fills the server's log): the same SVG."""
+    return FileResponse(
+        _ICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"}
+    )
 
 
 def create_app(
@@ -91,6 +102,7 @@ def create_app(
             Route("/signin", _signin, methods=["GET", "POST"], name="signin"),
             Route("/login", _login, name="login"),
             Route("/signout", _signout, methods=["POST"], name="signout"),
+            Route("/favicon.ico", _favicon, name="favicon"),
             Mount("/static", static, name="static"),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _crash},

@@ -21,9 +21,8 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
+from minirag_store.highlight import heading_text, query_terms, term_spans, without_markers
 from minirag_store.locators import describe
-
-from minirag_web.highlight import query_terms, term_spans
 
 __all__ = ["markdown", "mask", "passage", "status_rows"]
 
@@ -81,8 +80,9 @@ def passage(text: str, query: str) -> Markup:
 
 
 def markdown(text: str, query: str = "") -> Markup:
-    """Document markdown as inert HTML (see the module docstring), query terms marked."""
-    return Markup(_MD.render(text, {"terms": query_terms(query)}))
+    """Document markdown as inert HTML (see the module docstring), query terms marked,
+    without the conversion's markers (``<!-- page 3 -->``: for the machine)."""
+    return Markup(_MD.render(without_markers(text), {"terms": query_terms(query)}))
 
 
 def hits(result: Mapping[str, Any], query: str) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ def hits(result: Mapping[str, Any], query: str) -> list[dict[str, Any]]:
                 "chunk": hit["chunkIndex"],
                 "last": hit.get("lastChunk"),  # a passage of chunks chunk..last
                 "place": describe(locator),
-                "heading": locator.get("headingPath", ""),
+                "heading": heading_text(locator.get("headingPath", "")),
                 "page": locator.get("page"),
                 "slide": locator.get("slide"),
                 "score": hit["score"],
@@ -109,6 +109,18 @@ def hits(result: Mapping[str, Any], query: str) -> list[dict[str, Any]]:
             }
         )
     return shown
+
+
+def sources(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The answer's sources with what the page shows beside each: how many of the hits
+    shown are from it and where (``pp. 2, 5``)."""
+    held = [0] * len(result["sources"])
+    for hit in result["results"]:
+        held[hit["src"]] += 1
+    return [
+        {**summary, "hits": held[i], "places": places(summary)}
+        for i, summary in enumerate(result["sources"])
+    ]
 
 
 def places(summary: Mapping[str, Any]) -> str:

@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from minirag_web.access import COOKIE, Gate, Session, Sessions, same_origin
+from minirag_web.access import COOKIE, SESSION_SECONDS, Gate, Session, Sessions, same_origin
 from minirag_web.joblog import SyncLog
 
 __all__ = ["PageError", "Site"]
@@ -102,10 +102,12 @@ class Site:
 
     def sign_in_cookie(self, response: Any, request: Request, sid: str) -> None:
         """Set the session cookie: HttpOnly, SameSite=Strict, this app's path only, Secure
-        over https."""
+        over https; kept as long as the session lasts unused (a browser restarted at lunch
+        is still signed in), not only for the browser's session."""
         response.set_cookie(
             COOKIE,
             sid,
+            max_age=int(SESSION_SECONDS),
             httponly=True,
             samesite="strict",
             secure=request.url.scheme == "https",

@@ -5,19 +5,16 @@ the index, for a full-access session only: a read-only sign-in is refused with 4
 the Index is asked anything, as the MCP server's write guard refuses a read token the
 ``sync_start`` and ``delete_file`` tools. ``GET /sync/{job}/events`` is
 the job's live progress as server-sent events: ``sync_status``'s state and counts each
-time they change, then a ``done`` event. A thread follows each sync started here to its
-end and notes its failures (:mod:`minirag_web.joblog`) even if no page is watching.
+time they change, then a ``done`` event. What each sync did and failed on is the index's
+own record (``status().lastSync``, ``list_files``), whoever watched it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
 from collections.abc import AsyncIterator
 
-from minirag_store.errors import MiniragError
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 
@@ -28,8 +25,6 @@ __all__ = ["events", "remove", "sync"]
 
 #: How often progress is looked at (a sync's counters move file by file).
 POLL_SECONDS = 0.4
-#: How long a follower thread waits for a sync before giving up on noting its failures.
-FOLLOW_SECONDS = 24 * 3600
 _TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -48,10 +43,9 @@ async def sync(request: Request, site: Site, session: Session) -> Response:
     _full_access(session, "starts or cancels a sync")
     action = form.get("action")
     if action == "start":
-        started = await site.call(site.index.sync_start)
+        started = await site.call(lambda: site.index.sync_start(origin="page"))
         job_id = started["jobId"]
         site.syncs.started(job_id)
-        threading.Thread(target=_follow, args=(site, job_id), daemon=True).start()
     elif action == "cancel":
         job_id = form.get("job", "")
         await site.call(lambda: site.index.sync_cancel(job_id))
@@ -61,29 +55,26 @@ async def sync(request: Request, site: Site, session: Session) -> Response:
 
 
 async def remove(request: Request, site: Site, session: Session) -> Response:
-    """``POST /remove`` with ``source=``: the document's chunks leave the index (the file
-    on disk is untouched; the next sync indexes it again while it is under a root)."""
+    """``POST /remove`` with ``source=`` and ``action=``: ``remove`` takes the document's
+    chunks out of the index (the file on disk is untouched; the next sync indexes it again
+    while it is under a root); ``exclude`` also writes a ``.miniragignore`` rule so it stays
+    out; ``reindex`` reads the file again now (``key``: its absolute path)."""
     form = await site.form(request, session)
-    _full_access(session, "removes a document from the index")
-    source = form.get("source", "")
-    gone = await site.call(lambda: site.index.delete_file(source))
-    return RedirectResponse(
-        url(request, "/files", removed=source, chunks=gone["deletedChunks"]), status_code=303
-    )
-
-
-def _follow(site: Site, job_id: str) -> None:
-    """Wait for the job to end (in its own thread), then note its failures."""
-    deadline = time.monotonic() + FOLLOW_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            job = site.index.sync_status(job_id)
-        except MiniragError:  # the index closed under it (the server is stopping)
-            return
-        if job["state"] in _TERMINAL:
-            site.syncs.record(job)
-            return
-        time.sleep(POLL_SECONDS)
+    _full_access(session, "removes or re-indexes a document")
+    source, action = form.get("source", ""), form.get("action", "remove")
+    if action == "remove":
+        gone = await site.call(lambda: site.index.delete_file(source))
+        target = url(request, "/files", removed=source, chunks=gone["deletedChunks"])
+    elif action == "exclude":
+        out = await site.call(lambda: site.index.delete_file(source, exclude=True))
+        target = url(request, "/files", excluded=source, rule=out["rule"])
+    elif action == "reindex":
+        key = form.get("key", "")
+        await site.call(lambda: site.index.ingest_file(key))  # a failure: the error page
+        target = url(request, "/read", source=source, reindexed=1)
+    else:
+        raise PageError(400, "action must be remove, exclude or reindex")
+    return RedirectResponse(target, status_code=303)
 
 
 async def events(request: Request, site: Site, session: Session) -> Response:

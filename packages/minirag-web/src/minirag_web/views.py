@@ -7,12 +7,13 @@ choosing what to show. Every view reads; the one that changes the index (a sync)
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
 from minirag_store.arguments import NEIGHBORS, TOP_K
 from minirag_store.errors import RenderError
-from minirag_store.results import PageImage
+from minirag_store.results import SYNC_ORIGINS, PageImage
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -27,7 +28,10 @@ PAGE_HITS = 10
 #: Chunks shown on each side of a hit when it opens; "More around it" adds as many.
 AROUND = 2
 #: File states in the order the files view counts them ("failed"/"skipped": the syncs').
-STATES = ("ingested", "failed", "skipped", "stale", "stale_scheme", "not_ingested", "unreadable")
+#: The states a row can show: the listing's, and what the syncs seen here noted (failed,
+#: skipped). Files not indexed with a known reason (empty, unsupported, too large) follow.
+STATES = ("ingested", "failed", "skipped", "stale", "stale_scheme", "not_ingested", "unreadable",
+          "empty", "unsupported", "too_large")  # fmt: skip
 #: Widest page image asked for: twice a column's CSS width, sharp on a high-density screen.
 IMAGE_WIDTH = 1100
 
@@ -44,7 +48,7 @@ async def search(request: Request, site: Site, session: Session) -> Response:
         )
         context |= {
             "hits": present.hits(result, query),
-            "sources": [{**s, "places": present.places(s)} for s in result["sources"]],
+            "sources": present.sources(result),
             "notice": result.get("notice"),
             # "weak": the best hit is only loosely related; the page says so first
             "no_match": result.get("bestMatch") == "weak",
@@ -78,6 +82,7 @@ async def read(request: Request, site: Site, session: Session) -> Response:
         ]  # fmt: skip
         if got["chunks"]:
             context["doc_title"] = got["chunks"][0]["title"]
+        context["key"] = got["source"]
         if span < NEIGHBORS.maximum:
             context["wider"] = min(span + AROUND, NEIGHBORS.maximum)
         context["span"] = span
@@ -92,8 +97,10 @@ async def read(request: Request, site: Site, session: Session) -> Response:
             "next_chunk": doc.get("nextChunk"),
             "notice": doc.get("notice"),
             "chunk_count": doc["chunkCount"],
+            "key": doc["source"],
         }
-    context |= {"page": page, "slide": slide}
+    context |= {"page": page, "slide": slide, "reindexed": "reindexed" in request.query_params}
+    context["is_file"] = os.path.isabs(context["key"])
     if page is not None:
         context["image"] = await _image(site, source, page)
     return site.page(request, "read.html", context, session=session)
@@ -128,13 +135,9 @@ async def page_png(request: Request, site: Site, session: Session) -> Response:
 async def files(request: Request, site: Site, session: Session) -> Response:
     """``/files?state=S&path=P``: every file and source with its state, counts on top."""
     listing = await site.call(site.index.list_files)
-    notes = site.syncs.notes()
-    rows = []
-    for row in listing["files"]:
-        state, why = row["state"], None
-        if row["source"] in notes and state != "ingested":
-            state, why = notes[row["source"]]
-        rows.append({**row, "state": state, "why": why})
+    # The store's listing is the one account: a file a sync failed on is `failed` with
+    # the error, whichever process ran that sync (minirag_store.ingest.record).
+    rows = [{**row, "why": row.get("reason")} for row in listing["files"]]
     counts = Counter(row["state"] for row in rows)
     state = request.query_params.get("state", "")
     if state and state not in STATES:
@@ -156,7 +159,9 @@ async def files(request: Request, site: Site, session: Session) -> Response:
         "needle": needle,
         "warnings": listing.get("warnings", []),
         "removed": request.query_params.get("removed"),
-        "removed_chunks": request.query_params.get("chunks"),
+        "excluded": request.query_params.get("excluded"),
+        "rule": request.query_params.get("rule"),
+        "removed_chunks": whole(request, "chunks"),
     }
     return site.page(request, "files.html", context, session=session)
 
@@ -178,5 +183,7 @@ async def health(request: Request, site: Site, session: Session) -> Response:
         "rows": present.status_rows(merged, secrets),
         "job": job,
         "running": job is not None and job["state"] in ("pending", "running"),
+        "last": status.get("lastSync"),
+        "origins": SYNC_ORIGINS,
     }
     return site.page(request, "health.html", context, session=session)

@@ -25,7 +25,7 @@ from minirag_store.convert.formats import (
 )
 from minirag_store.convert.marks import Mark, slide_marks, table_marks
 from minirag_store.convert.titles import choose_title
-from minirag_store.errors import ConversionError, InvalidArgumentError
+from minirag_store.errors import ConversionError, EmptyDocumentError, InvalidArgumentError
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
@@ -113,7 +113,7 @@ def convert_file(path: Path, config: Config) -> Converted:
     if ext in PLAIN_EXTENSIONS:
         text = decode_text(_read(path))
         if not text.strip():  # say what is wrong: nothing in the file, not a failed parse
-            raise ConversionError(f"{path.name} is empty: there is no text to index")
+            raise EmptyDocumentError(f"{path.name} is empty: there is no text to index")
         markdown = finish(text, what)
         return Converted(markdown, choose_title(None, markdown, path.stem))
     if ext in DECODED_EXTENSIONS:

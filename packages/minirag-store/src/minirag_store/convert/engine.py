@@ -19,12 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from minirag_store.convert.marks import Mark
 from minirag_store.convert.titles import mark_code_lines
-from minirag_store.errors import ConversionError
+from minirag_store.errors import ConversionError, EmptyDocumentError
 
 if TYPE_CHECKING:
     from markitdown import MarkItDown
 
-__all__ = ["Converted", "finish", "markitdown_convert", "printable", "strip_data_images"]
+__all__ = [
+    "Converted",
+    "finish",
+    "load_engine",
+    "markitdown_convert",
+    "printable",
+    "strip_data_images",
+]
 
 #: C0 and C1 control characters but tab, line feed, form feed (a PDF's page break) and
 #: carriage return (line ends are normalised after), and DEL: what a PDF's font without a
@@ -72,6 +79,12 @@ def _engine() -> MarkItDown:
         return _markitdown
 
 
+def load_engine() -> None:
+    """Create the process's markitdown instance now, if not yet: a caller timing one
+    file's conversion keeps this one-off cost (seconds, once per process) out of it."""
+    _engine()
+
+
 def strip_data_images(markdown: str) -> str:
     """Replace each inlined ``![alt](data:…)`` picture by its alt text.
 
@@ -97,7 +110,7 @@ def finish(markdown: str, what: str) -> str:
     nothing readable is left."""
     text = strip_data_images(printable(markdown.replace("\r\n", "\n")))
     if not text.strip():
-        raise ConversionError(f"{what} holds no text to index (the converter produced nothing)")
+        raise EmptyDocumentError(f"{what} holds no text to index (the converter produced nothing)")
     return text
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from minirag_store.convert.formats import IMAGE_EXTENSIONS
 from minirag_store.convert.formats import OCR_INSTALL_HINT as INSTALL_HINT
-from minirag_store.errors import ConversionError, OcrUnavailableError
+from minirag_store.errors import ConversionError, EmptyDocumentError, OcrUnavailableError
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
 __all__ = [
     "IMAGE_EXTENSIONS",
     "INSTALL_HINT",
+    "METER",
     "OcrBackend",
+    "OcrMeter",
     "OcrReader",
     "backend_errors",
     "convert_image",
@@ -39,6 +43,31 @@ __all__ = [
 ]
 
 log = logging.getLogger("minirag_store.convert.ocr")
+
+
+class OcrMeter(threading.local):
+    """The OCR work this thread has done: pages (or image frames) read, seconds spent.
+
+    A sync reads it before and after each file's conversion, so its report can say how
+    much of a slow file's time went to OCR (:mod:`minirag_store.ingest.workers`).
+    """
+
+    pages: int = 0
+    seconds: float = 0.0
+
+    @contextmanager
+    def timing(self, pages: int) -> Iterator[None]:
+        """Count ``pages`` and the time the block takes (also when it raises)."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.pages += pages
+            self.seconds += time.perf_counter() - started
+
+
+#: The process's meter (one count per thread).
+METER = OcrMeter()
 
 
 class OcrReader(Protocol):
@@ -134,7 +163,7 @@ def convert_image(path: Path, config: Config) -> Converted:
             f"{path.name} is an image: reading it needs the OCR add-on. Install: {INSTALL_HINT}"
         )
     reader = reader_for(backend, config)
-    with backend_errors(backend):
+    with backend_errors(backend), METER.timing(1):
         frames = reader.read_image_file(path)
     from minirag_store.convert.reflow import reflow_text
 
@@ -142,7 +171,7 @@ def convert_image(path: Path, config: Config) -> Converted:
     text = "\n\n".join(reflow_text(t.strip()) for t in frames if t.strip())
     markdown = strip_data_images(text)
     if not markdown:
-        raise ConversionError(f"{path.name}: OCR ({reader.engine}) found no text in the image")
+        raise EmptyDocumentError(f"{path.name}: OCR ({reader.engine}) found no text in the image")
     return Converted(markdown, choose_title(None, markdown, path.stem), reader.engine)
 
 

@@ -47,6 +47,7 @@ from minirag_store.convert.hyphens import Spelling
 from minirag_store.convert.marks import Mark, find_words, join_pages
 from minirag_store.convert.ocr import (
     INSTALL_HINT,
+    METER,
     OcrBackend,
     backend_errors,
     load_backend,
@@ -54,7 +55,7 @@ from minirag_store.convert.ocr import (
 )
 from minirag_store.convert.pagealign import Pages, align_pages
 from minirag_store.convert.reflow import Line, heading_levels, reflow_lines, reflow_text, tabular
-from minirag_store.errors import ConversionError, OcrUnavailableError
+from minirag_store.errors import ConversionError, EmptyDocumentError, OcrUnavailableError
 
 if TYPE_CHECKING:
     from pypdfium2 import PdfTextPage
@@ -119,7 +120,7 @@ def convert_pdf(path: Path, config: Config) -> Converted:
             if config.ocr_min_chars_per_page <= 0
             else "OCR found no text either"
         )
-        raise ConversionError(f"{path.name} has no text layer and {why}")
+        raise EmptyDocumentError(f"{path.name} has no text layer and {why}")
     return Converted(markdown, _title(result.title, markdown, marks, path.stem), engine, marks)
 
 
@@ -338,6 +339,13 @@ def _ocr_pages(
     text at all; a page with a short text layer keeps it, with a warning, and the pages
     after it are still read.
     """
+    with METER.timing(len(needs)):
+        return _read_pages(backend, config, path, needs, layers)
+
+
+def _read_pages(
+    backend: OcrBackend, config: Config, path: Path, needs: list[int], layers: list[str]
+) -> tuple[dict[int, str], set[str]]:
     reader = reader_for(backend, config)
     recognised: dict[int, str] = {}
     remaining = list(needs)

@@ -65,10 +65,15 @@ def preload(modules: Sequence[str]) -> None:
 
 def existing_table(config: Config, resident: bool) -> ChunkTable | None:
     """The index's table when it exists (no model needed to open it), else None
-    (``resident``: see ``AnnSettings``)."""
+    (``resident``: see ``AnnSettings``). A local folder without the table answers None
+    without importing LanceDB (seconds): a read of an index not made yet stays quick."""
     from minirag_store.index.search.ann import settings_for
+    from minirag_store.index.storage.connection import table_absent
+    from minirag_store.index.storage.schema import TABLE_NAME
     from minirag_store.index.table import ChunkTable
 
+    if table_absent(config.db_uri, TABLE_NAME):
+        return None
     preload(TABLE)  # never while another thread imports
     db, ann = config.db_uri, settings_for(config, resident=resident)
     return ChunkTable.open_existing(db, config.model_name, config.storage_options, ann=ann)

@@ -189,7 +189,11 @@ def _settle(
 ) -> None:
     """Count the files that need no commit: failed, or already indexed with these bytes."""
     for o in outcomes:
-        if o["error"] is not None:
+        if o.get("empty"):  # no text: skipped with the reason, as a local sync does
+            job.note(o["source"], f"skipped-empty: {o['error']}", count="skipped")
+            job.empty[o["source"]] = (o["size"], o["mtime"], o["error"] or "")
+            report_progress(job, progress, o["source"])
+        elif o["error"] is not None:
             job.note(o["source"], o["error"], count="failed")
             report_progress(job, progress, o["source"])
         elif o["unchanged"]:

@@ -3,12 +3,15 @@
 A :class:`Job` is written by the one thread doing the work and read by any number of
 pollers, so every change and every snapshot happens under its lock: a poll sees the
 counts as they are *now*, not zeros until the end. A finished job also names its files
-by outcome (``files``). :class:`JobRegistry` keeps the most recent jobs of an Index so
-``sync_status`` can answer for them after they finish.
+by outcome (``files``) and its slowest files (``slowest``). A job that ends with failed
+files ends ``failed``: the state and a shell's exit status always agree.
+:class:`JobRegistry` keeps the most recent jobs of an Index so ``sync_status`` can answer
+for them after they finish.
 """
 
 from __future__ import annotations
 
+import heapq
 import threading
 import uuid
 from collections import OrderedDict
@@ -16,13 +19,29 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from minirag_store.errors import NotFoundError
-from minirag_store.results import JobCounts, JobError, JobFiles, JobState, JobStatus
+from minirag_store.results import JobCounts, JobError, JobFiles, JobState, JobStatus, SlowFile
 
-__all__ = ["COUNT_KEYS", "FILE_KEYS", "MAX_ERRORS", "Job", "JobRegistry", "now_iso"]
+__all__ = [
+    "COUNT_KEYS",
+    "FILE_KEYS",
+    "MAX_ERRORS",
+    "SLOWEST",
+    "Job",
+    "JobRegistry",
+    "files_failed",
+    "now_iso",
+    "only_files_failed",
+    "ran_through",
+]
 
-COUNT_KEYS: tuple[str, ...] = ("scanned", "ingested", "skipped", "deleted", "unreadable", "failed")
+#: The seed's six counts, then what was added after (kept in this order on every surface).
+COUNT_KEYS: tuple[str, ...] = (
+    "scanned", "ingested", "skipped", "deleted", "unreadable", "failed", "unsupported"
+)  # fmt: skip
 #: The outcomes a file can have; ``files`` lists sources under these keys.
-FILE_KEYS: tuple[str, ...] = ("ingested", "skipped", "deleted", "unreadable", "failed")
+FILE_KEYS: tuple[str, ...] = COUNT_KEYS[1:]
+#: How many of the slowest files a finished job names.
+SLOWEST = 5
 #: Per-file errors a job lists; the rest are only counted (``errorsOmitted``). A sync over
 #: a folder of ten thousand broken files must not answer every poll with all of them.
 MAX_ERRORS = 100
@@ -34,8 +53,25 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def files_failed(count: int) -> str:
+    """The ``error`` of a job that ran to its end with ``count`` failed files."""
+    return f"{count} file{'s' if count != 1 else ''} could not be ingested (see errors)"
+
+
+def only_files_failed(status: JobStatus) -> bool:
+    """Whether a finished job ran to its end and failed only because some files did
+    (a retry of the same files would fail alike): not the whole job."""
+    failed = status["counts"]["failed"]
+    return status["state"] == "failed" and bool(failed) and status["error"] == files_failed(failed)
+
+
+def ran_through(status: JobStatus) -> bool:
+    """Whether a finished job ran to its end: succeeded, or failed only on some files."""
+    return status["state"] == "succeeded" or only_files_failed(status)
+
+
 def _zero_counts() -> JobCounts:
-    return {"scanned": 0, "ingested": 0, "skipped": 0, "deleted": 0, "unreadable": 0, "failed": 0}
+    return JobCounts(**dict.fromkeys(COUNT_KEYS, 0))  # type: ignore[typeddict-item]
 
 
 class Job:
@@ -61,8 +97,14 @@ class Job:
         self._error: str | None = None
         self._cancel = threading.Event()
         self._ended = threading.Event()  # set once the terminal state is published
+        self._slowest: list[tuple[float, int, SlowFile]] = []  # a min-heap of SLOWEST
+        self._offered = 0
         self.done = 0  # files finished, for progress bars
         self.total: int | None = None
+        self.chunks = 0  # chunks written, for progress lines
+        self.reading: str | None = None  # the file being converted now
+        #: source -> (size, mtime, reason) of the files this job found to hold no text
+        self.empty: dict[str, tuple[int, float, str]] = {}
 
     # ---------------------------------------------------------------- writers
     def start(self) -> None:
@@ -103,15 +145,47 @@ class Job:
                 self._counts[count] += 1  # type: ignore[literal-required]
                 self._list(count, source)
 
-    def finish(self, state: JobState, error: str | None = None) -> None:
-        """Publish the end: finishedAt first, then the terminal state pollers act on."""
+    def timed(self, slow: SlowFile) -> None:
+        """Offer one file's measured times; the job keeps the :data:`SLOWEST`."""
         with self._lock:
+            self._offered += 1  # a tie-break: two equal times never compare their dicts
+            item = (slow["seconds"], self._offered, slow)
+            if len(self._slowest) < SLOWEST:
+                heapq.heappush(self._slowest, item)
+            elif item[0] > self._slowest[0][0]:
+                heapq.heapreplace(self._slowest, item)
+
+    def finish(self, state: JobState, error: str | None = None) -> None:
+        """Publish the end: finishedAt first, then the terminal state pollers act on.
+
+        A job said to have succeeded while some file failed ends ``failed``, saying how
+        many: its state then tells what a shell's exit status does (one rule, here)."""
+        with self._lock:
+            state, error = self._final(state, error)
             if self._started is None:
                 self._started = now_iso()
             self._finished = now_iso()
             self._error = error
             self._state = state
         self._ended.set()
+
+    def _final(self, state: JobState, error: str | None) -> tuple[JobState, str | None]:
+        if state == "succeeded" and self._counts["failed"]:
+            return "failed", files_failed(self._counts["failed"])
+        return state, error
+
+    def ending(self, state: JobState, error: str | None = None) -> JobStatus:
+        """The report :meth:`finish` with ``state`` and ``error`` would publish, before it
+        does (what a sync records while it still holds its lock)."""
+        with self._lock:
+            final = self._final(state, error)
+            ended = {"finishedAt": self._finished or now_iso(), "startedAt": self._started}
+        status = self.snapshot()
+        status.update({"state": final[0], "error": final[1], **ended})  # type: ignore[typeddict-item]
+        if "files" not in status:
+            with self._lock:
+                status["files"] = self._named()
+        return status
 
     # ---------------------------------------------------------------- readers
     @property
@@ -153,6 +227,8 @@ class Job:
                 status["files"] = self._named()
                 if self._files_omitted:
                     status["filesOmitted"] = self._files_omitted
+                if self._slowest:
+                    status["slowest"] = [s for _, _, s in sorted(self._slowest, reverse=True)]
             return status
 
     def _named(self) -> JobFiles:
@@ -163,6 +239,7 @@ class Job:
             "deleted": list(files["deleted"]),
             "unreadable": list(files["unreadable"]),
             "failed": list(files["failed"]),
+            "unsupported": list(files["unsupported"]),
         }
 
     # ------------------------------------------------------------ cancellation

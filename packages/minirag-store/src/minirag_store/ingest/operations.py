@@ -29,9 +29,7 @@ from minirag_store.ingest.workers import Parsed, ParseTask, file_digest, parse_a
 from minirag_store.results import IngestResult, JobStatus, SourceType
 
 if TYPE_CHECKING:
-    from minirag_store.convert.engine import Converted
     from minirag_store.index.write.writer import Document, DocumentWriter
-    from minirag_store.ingest.urlfetch import Fetched
     from minirag_store.parts import Ingesting
     from minirag_store.results import ProgressCallback
 
@@ -69,7 +67,8 @@ def report_progress(
     if progress is not None:
         from minirag_store.results import Progress
 
-        progress(Progress(job.done, job.total, current, job.counts()))
+        counts = job.counts()
+        progress(Progress(job.done, job.total, current, counts, job.chunks, job.reading))
 
 
 def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
@@ -107,23 +106,32 @@ def write_parsed(
 ) -> None:
     """Feed parse results to one DocumentWriter, updating ``job`` live as files finish.
 
-    A failed parse is counted ``failed`` with its reason; an ``unchanged`` result (its
-    hash matched) is counted ``skipped`` and appended to ``touched`` so the caller can
-    store its new mtime. A ``None`` (the parser is busy) goes to the writer, which may
-    commit what it holds meanwhile; each file is counted ``ingested`` at its commit.
+    A failed parse is counted ``failed`` with its reason, an empty one ``skipped`` with
+    its reason (and kept in ``job.empty``); an ``unchanged`` result (its hash matched) is
+    counted ``skipped`` and appended to ``touched`` so the caller can store its new mtime.
+    A ``None`` (the parser is busy) goes to the writer, which may commit what it holds
+    meanwhile, and to ``progress``; each file is counted ``ingested`` at its commit, with
+    its measured times offered to the job's slowest files.
     Stops pulling new documents once the job is cancelled: the writer still completes
     what it already holds, so each file ends fully written or untouched. ``finish()``
     runs once at the end, even after a failure.
     """
     writer = writer_for(index)
-    outstanding: dict[str, None] = {}  # handed to the writer, not yet committed
+    outstanding: dict[str, Parsed] = {}  # handed to the writer, not yet committed
 
     def documents() -> Iterator[Document | None]:
         for item in parsed:
             if item is None:
+                report_progress(job, progress, None, finished=False)  # a slow file: say so
                 yield None
+            elif item.empty:
+                job.note(item.source, f"skipped-empty: {item.error}", count="skipped")
+                job.empty[item.source] = (item.size, item.mtime, item.error or "")
+                job.timed(item.slow())
+                report_progress(job, progress, item.source)
             elif item.error is not None:
                 job.note(item.source, item.error, count="failed")
+                job.timed(item.slow())
                 report_progress(job, progress, item.source)
             elif item.unchanged:
                 job.record("skipped", [item.source])
@@ -131,7 +139,7 @@ def write_parsed(
                     touched.append(item)
                 report_progress(job, progress, item.source)
             else:
-                outstanding[item.source] = None
+                outstanding[item.source] = item
                 yield document_of(item)
             if job.cancel_requested:
                 return
@@ -149,7 +157,7 @@ def _drain(
     stream: Iterator[Document | None],
     job: Job,
     progress: ProgressCallback | None,
-    outstanding: dict[str, None],
+    outstanding: dict[str, Parsed],
 ) -> bool:
     """Write until ``stream`` ends (True) or one document fails to chunk (False).
 
@@ -158,8 +166,11 @@ def _drain(
     one outstanding means the commit itself failed, which no later file would escape.
     """
     try:
-        for doc, _chunks in writer.write(stream):
-            outstanding.pop(doc.source, None)
+        for doc, chunks in writer.write(stream):
+            item = outstanding.pop(doc.source, None)
+            job.chunks += chunks
+            if item is not None:
+                job.timed(item.slow(*writer.timing.pop(doc.source, (0.0, 0.0)), chunks))
             job.record("ingested", [doc.source])
             report_progress(job, progress, doc.source)
     except Exception as e:
@@ -233,6 +244,9 @@ def _tasks_for(index: Ingesting, paths: Sequence[str], job: Job) -> list[ParseTa
                 job.note(source, str(warning))
             found = [*result.files, *result.oversized]
             entries = [(e.source, e.path, e.size) for e in found]
+            unsupported = [p.source for p in result.passed if p.state == "unsupported"]
+            job.add("scanned", len(unsupported))
+            job.record("unsupported", unsupported)
         else:
             entries = [(source, target, target.stat().st_size)]
         for src, file_path, size in entries:
@@ -259,7 +273,11 @@ def ingest_paths(
     tasks = _tasks_for(index, paths, job)
     job.total = len(tasks)
     stream = parse_all(
-        tasks, index.config, cancelled=lambda: job.cancel_requested, idle=idle_seconds()
+        tasks,
+        index.config,
+        cancelled=lambda: job.cancel_requested,
+        idle=idle_seconds(),
+        busy=lambda source: setattr(job, "reading", source),
     )
     try:
         write_parsed(index, job, stream, progress=progress)
@@ -322,13 +340,13 @@ def ingest_url(
     ``source`` defaults to the URL as given. HTML and text bodies are converted as data;
     any other body (a PDF, an office file) is converted as a file of its type.
     """
-    from minirag_store.ingest.urlfetch import fetch
+    from minirag_store.ingest.urlfetch import convert_fetched, fetch
 
     if not url or not url.strip():
         raise InvalidArgumentError("ingest_url needs a URL (http or https)")
     source = _check_source_id(index, source or url.strip(), "ingest_url")
     fetched = fetch(url.strip(), index.config)
-    converted = _convert_fetched(index, fetched, title)
+    converted = convert_fetched(fetched, index.config, title)
     parsed = Parsed(
         source,
         len(fetched.body),
@@ -340,61 +358,3 @@ def ingest_url(
         marks=converted.marks,
     )
     return _write_one(index, document_of(parsed, "url"), "url")
-
-
-_TEXT_TYPES: dict[str, str] = {
-    "text/html": "html",
-    "application/xhtml+xml": "html",
-    "text/markdown": "markdown",
-    "text/x-markdown": "markdown",
-    "text/plain": "text",
-}
-_FILE_TYPES: dict[str, str] = {
-    "application/pdf": ".pdf",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
-    "application/epub+zip": ".epub",
-    "text/csv": ".csv",
-}
-
-
-def _convert_fetched(index: Ingesting, fetched: Fetched, title: str | None) -> Converted:
-    """Convert a fetched body by its content type (falling back to the URL's suffix)."""
-    from urllib.parse import urlsplit
-
-    from minirag_store.convert.converter import convert_data
-    from minirag_store.convert.encoding import decode_text
-
-    body = fetched.body
-    ctype = (fetched.content_type or "").split(";")[0].strip().lower()
-    final_url = fetched.final_url
-    suffix = _FILE_TYPES.get(ctype) or Path(urlsplit(final_url).path).suffix.lower()
-    fmt = _TEXT_TYPES.get(ctype)
-    if fmt is None and suffix in {".html", ".htm", ".md", ".markdown", ".txt"}:
-        fmt = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}.get(suffix, "html")
-    if fmt is not None:
-        return convert_data(decode_text(body, html=fmt == "html"), fmt, title)
-    if suffix not in _FILE_TYPES.values():
-        raise ConversionError(
-            f"{final_url} returned {ctype or 'an unknown content type'}, which minirag cannot "
-            "convert; supported: html, text, markdown, pdf, docx, pptx, xlsx, epub, csv"
-        )
-    return _convert_bytes_as_file(index, body, suffix, title)
-
-
-def _convert_bytes_as_file(
-    index: Ingesting, body: bytes, suffix: str, title: str | None
-) -> Converted:
-    import tempfile
-
-    from minirag_store.convert.converter import convert_file
-    from minirag_store.convert.engine import Converted
-
-    with tempfile.TemporaryDirectory(prefix="minirag-url-") as tmp:
-        path = Path(tmp) / f"download{suffix}"
-        path.write_bytes(body)
-        converted = convert_file(path, index.config)
-    # The temp name says nothing; an explicit title wins, else the document's own.
-    chosen = title or (converted.title if converted.title != "download" else None)
-    return Converted(converted.markdown, chosen, converted.ocr_engine, converted.marks)

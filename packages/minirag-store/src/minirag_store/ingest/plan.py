@@ -2,13 +2,15 @@
 
 Pure decisions (a stat of a file that may be gone, no index or model): which files are
 unchanged, which need parsing (with the hash to compare when only size/mtime moved), which
-are too large, and which indexed sources are deleted or kept as unreadable (see
+are too large, known to hold no text (:mod:`.empties`) or of a type not read, and which
+indexed sources are deleted or kept as unreadable (see
 :mod:`minirag_store.ingest.sync` for the rules).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +38,8 @@ class SyncPlan:
     oversized: list[tuple[str, int]] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     to_delete: list[str] = field(default_factory=list)
+    empty: list[tuple[str, str]] = field(default_factory=list)  # (source, reason), unchanged
+    unsupported: list[str] = field(default_factory=list)
 
 
 def _image_extensions() -> frozenset[str]:
@@ -56,21 +60,33 @@ def _task_for(entry: Any, meta: Any, scheme: int) -> ParseTask | None:
     return ParseTask(source, path, known_hash=meta.file_hash or None)
 
 
-def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Scope) -> SyncPlan:
+def plan_sync(
+    config: Config,
+    scanned: Any,
+    metas: dict[str, Any],
+    under: Scope,
+    empties: Mapping[str, tuple[int, float, str]] | None = None,
+) -> SyncPlan:
     """Diff a :class:`~minirag_store.ingest.scan.ScanResult` of ``under`` against indexed
-    ``metas``: only sources under ``under`` (every file source when None) may be deleted."""
+    ``metas`` and the ``empties`` record: only sources under ``under`` (every file source
+    when None) may be deleted."""
     from minirag_chunker import SCHEME_VERSION
 
     plan = SyncPlan()
+    empties = empties or {}
     for entry in scanned.oversized:
         plan.oversized.append((entry.source, entry.size))
     for entry in scanned.files:
-        task = _task_for(entry, metas.get(entry.source), SCHEME_VERSION)
-        if task is None:
+        meta = metas.get(entry.source)
+        known = empties.get(entry.source) if meta is None else None
+        if known is not None and known[:2] == (entry.size, entry.mtime):
+            plan.empty.append((entry.source, known[2]))
+        elif (task := _task_for(entry, meta, SCHEME_VERSION)) is None:
             plan.unchanged.append(entry.source)
         else:
             plan.tasks.append(task)
-    plan.scanned = len(scanned.files) + len(scanned.oversized)
+    unsupported = [p.source for p in scanned.passed if p.state == "unsupported"]
+    plan.scanned = len(scanned.files) + len(scanned.oversized) + len(unsupported)
     seen = {e.source for e in scanned.files} | {e.source for e in scanned.oversized}
     scope = tuple(str(path) for path in under) if under is not None else None
     images = _image_extensions()
@@ -84,6 +100,9 @@ def plan_sync(config: Config, scanned: Any, metas: dict[str, Any], under: Scope)
             plan.unreadable.append(source)
         else:
             plan.to_delete.append(source)
+    kept = set(plan.unreadable)  # an indexed image without OCR is counted once, there
+    plan.unsupported = [source for source in unsupported if source not in kept]
+    plan.scanned -= len(unsupported) - len(plan.unsupported)
     return plan
 
 

@@ -33,7 +33,7 @@ __all__ = ["PARSED_COLUMNS", "EmbedWriter", "parse_batch"]
 #: The columns :func:`parse_batch` hands to :class:`EmbedWriter` (a :class:`Parsed`'s fields).
 PARSED_COLUMNS = (
     "source", "size", "mtime", "file_hash", "unchanged", "markdown", "title", "ocr_engine",
-    "error", "marks",
+    "error", "marks", "empty",
 )  # fmt: skip
 
 
@@ -63,6 +63,7 @@ def _parsed(batch: dict[str, Any], i: int) -> Parsed:
         title=str(batch["title"][i]),
         ocr_engine=str(batch["ocr_engine"][i]),
         error=str(batch["error"][i]) or None,
+        empty=bool(batch["empty"][i]),
         marks=tuple((int(o), dict(p)) for o, p in json.loads(str(batch["marks"][i]) or "[]")),
     )
 
@@ -96,7 +97,7 @@ class EmbedWriter:
             outcome: dict[str, Any] = {"source": parsed.source, "size": parsed.size,
                                        "mtime": parsed.mtime, "file_hash": parsed.file_hash,
                                        "unchanged": parsed.unchanged, "error": parsed.error,
-                                       "chunks": 0}  # fmt: skip
+                                       "empty": parsed.empty, "chunks": 0}  # fmt: skip
             if parsed.error is None and not parsed.unchanged:
                 try:
                     doc_rows, doc_texts = document_rows(

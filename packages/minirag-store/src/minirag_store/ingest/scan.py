@@ -10,21 +10,35 @@ one-second budget, and per-file ``pathlib`` work is a large share of that). Rule
   the link's path; one escaping every root is skipped silently (a ``notes.md`` pointing
   at ``~/.ssh/id_rsa`` is not part of the corpus);
 - a dangling link, a file vanishing mid-scan or an unreadable folder is a warning;
-- a file over ``MAX_FILE_SIZE`` goes to :attr:`ScanResult.oversized`, not to ``files``.
+- a file over ``MAX_FILE_SIZE`` goes to :attr:`ScanResult.oversized`, not to ``files``;
+- a file of any other type goes to :attr:`ScanResult.passed` as ``unsupported`` (a user
+  must tell "not supported" from "missed"); what was skipped or ignored goes there too,
+  with the rule, only when asked (``list --all``): recording it costs a rule look-up.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from minirag_store.convert.formats import DOCUMENT_EXTENSIONS, IMAGE_EXTENSIONS
+from minirag_store.convert.formats import (
+    DOCUMENT_EXTENSIONS,
+    IMAGE_EXTENSIONS,
+    OCR_INSTALL_HINT,
+)
 from minirag_store.convert.ocr import ocr_available
 from minirag_store.errors import PathOutsideRootsError
-from minirag_store.ingest.ignore import IGNORE_FILE_NAMES, IgnoreRules, is_ignored, load_rules
+from minirag_store.ingest.ignore import (
+    IGNORE_FILE_NAMES,
+    IgnoreRules,
+    ignored_by,
+    is_ignored,
+    load_rules,
+)
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
@@ -34,9 +48,11 @@ __all__ = [
     "IMAGE_EXTENSIONS",
     "SKIPPED_DIR_NAMES",
     "FileEntry",
+    "Passed",
     "ScanResult",
     "is_supported",
     "scan",
+    "scan_scope",
     "supported_extensions",
 ]
 
@@ -61,12 +77,38 @@ class FileEntry:
 
 
 @dataclass(frozen=True)
+class Passed:
+    """A file the scan does not index, and why: ``unsupported`` (its type), or ``ignored``
+    (a file or folder, with the rule that skips it)."""
+
+    source: str
+    state: str  # "unsupported" | "ignored"
+    reason: str
+
+
+@dataclass(frozen=True)
 class ScanResult:
-    """What a scan found: indexable files, oversized files, and warnings for the user."""
+    """What a scan found: indexable files, oversized files, warnings for the user, and
+    the files it passes over (unsupported always; ignored ones when asked)."""
 
     files: list[FileEntry]
     warnings: list[str]
     oversized: list[FileEntry] = field(default_factory=list)
+    passed: list[Passed] = field(default_factory=list)
+
+
+def unsupported_reason(ext: str) -> str:
+    """Why a file of extension ``ext`` (lower-case, with the dot) is not read."""
+    if ext in IMAGE_EXTENSIONS:
+        return f"{ext} image: reading images needs the OCR add-on; install: {OCR_INSTALL_HINT}"
+    return f"unsupported file type {ext or '(no extension)'}: README lists the formats read"
+
+
+def _hidden_reason(name: str, is_dir: bool) -> str:
+    what = "folder" if is_dir else "file"
+    if name.startswith("~$"):
+        return "an office lock file (~$ name)"
+    return f"hidden {what} (its name starts with a dot)"
 
 
 def supported_extensions(ocr: bool) -> frozenset[str]:
@@ -94,7 +136,7 @@ def _under(path: str, prefix: str) -> bool:
 class _Walk:
     """One scan's state: the roots, what was found, and the loop guard for linked folders."""
 
-    def __init__(self, config: Config, exts: frozenset[str]) -> None:
+    def __init__(self, config: Config, exts: frozenset[str], keep_ignored: bool = False) -> None:
         self.prefixes = [str(root).rstrip(os.sep) + os.sep for root in config.roots]
         # the index folder is never scanned (none on this machine for an object store)
         self.db = os.path.realpath(config.db_path) if config.db_path is not None else None
@@ -104,6 +146,13 @@ class _Walk:
         self.oversized: dict[str, FileEntry] = {}
         self.warnings: list[str] = []
         self.linked_dirs: set[str] = set()
+        self.passed: dict[str, Passed] = {}
+        self.keep_ignored = keep_ignored
+
+    def ignore(self, path: str, reason: str) -> None:
+        """Record a skipped file or folder (only for ``list --all``)."""
+        if self.keep_ignored:
+            self.passed[path] = Passed(path, "ignored", reason)
 
     def inside_roots(self, real: str) -> bool:
         return any(_under(real, prefix) for prefix in self.prefixes)
@@ -128,6 +177,8 @@ class _Walk:
         for entry in entries:
             if not _skipped_name(entry.name):
                 self._entry(entry, rules, stack)
+            elif self.keep_ignored:
+                self.ignore(entry.path, _hidden_reason(entry.name, _is_dir(entry)))
 
     def _entry(self, entry: os.DirEntry[str], rules: list[IgnoreRules], stack: list) -> None:
         path = entry.path
@@ -151,11 +202,17 @@ class _Walk:
             ext = os.path.splitext(entry.name)[1].lower()
             if ext in self.exts:
                 self.add_file(path, rules, ext)
+            else:
+                self.add_unsupported(path, rules, ext)
 
     def _subfolder(
         self, path: str, real: str, linked: bool, rules: list[IgnoreRules], stack: list
     ) -> None:
-        if os.path.basename(path) in SKIPPED_DIR_NAMES or real == self.db:
+        if os.path.basename(path) in SKIPPED_DIR_NAMES:
+            self.ignore(path, f"folder {os.path.basename(path)} is never indexed")
+            return
+        if real == self.db:
+            self.ignore(path, "the index's own folder")
             return
         if linked:
             # A link to an ancestor would loop forever; one folder linked twice is read once.
@@ -164,12 +221,14 @@ class _Walk:
                 return
             self.linked_dirs.add(real)
         if rules and is_ignored(rules, path, True):
+            self.ignore(path, f"folder ignored by {ignored_by(rules, path, True)}")
             return
         stack.append((path, rules))
 
     def add_file(self, path: str, rules: list[IgnoreRules], ext: str) -> None:
         """Stat one candidate file (symlinks followed) and file it as found or oversized."""
         if rules and is_ignored(rules, path, False):
+            self.ignore(path, f"ignored by {ignored_by(rules, path, False)}")
             return
         try:
             st = os.stat(path)
@@ -186,6 +245,21 @@ class _Walk:
             self.oversized[path] = entry
         else:
             self.files[path] = entry
+
+    def add_unsupported(self, path: str, rules: list[IgnoreRules], ext: str) -> None:
+        """File a regular file of a type not read (unless a rule ignores it)."""
+        if rules and is_ignored(rules, path, False):
+            self.ignore(path, f"ignored by {ignored_by(rules, path, False)}")
+            return
+        if os.path.isfile(path):  # a FIFO or device is no document of any type
+            self.passed[path] = Passed(path, "unsupported", unsupported_reason(ext))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _lexical_start(config: Config, under: Path) -> tuple[str, str]:
@@ -226,15 +300,18 @@ def _descend(walk: _Walk, root: str, target: str) -> list[IgnoreRules] | None:
     return rules
 
 
-def scan(config: Config, under: Path | None = None, *, ocr: bool | None = None) -> ScanResult:
+def scan(
+    config: Config, under: Path | None = None, *, ocr: bool | None = None, ignored: bool = False
+) -> ScanResult:
     """Every indexable file under the roots, or under ``under`` (a folder or file in a root).
 
-    ``ocr`` overrides the probe for the OCR add-on (images are scanned only with it).
+    ``ocr`` overrides the probe for the OCR add-on (images are scanned only with it);
+    ``ignored``: also record what is skipped and by which rule (:attr:`ScanResult.passed`).
     Raises :class:`PathOutsideRootsError` when ``under`` resolves outside every root; a
     missing ``under`` gives an empty result with a warning (its files were deleted).
     """
     exts = supported_extensions(ocr_available() if ocr is None else ocr)
-    walk = _Walk(config, exts)
+    walk = _Walk(config, exts, ignored)
     if under is None:
         for root in config.roots:
             walk.walk(str(root), [])
@@ -247,4 +324,41 @@ def scan(config: Config, under: Path | None = None, *, ocr: bool | None = None) 
                 walk.walk(start, rules)
             elif (ext := os.path.splitext(start)[1].lower()) in exts:
                 walk.add_file(start, rules, ext)
-    return ScanResult(list(walk.files.values()), walk.warnings, list(walk.oversized.values()))
+            else:
+                walk.add_unsupported(start, rules, ext)
+    return ScanResult(
+        list(walk.files.values()),
+        walk.warnings,
+        list(walk.oversized.values()),
+        list(walk.passed.values()),
+    )
+
+
+def scan_scope(
+    config: Config, under: tuple[Path, ...] | None, warn: Callable[[str, str], None]
+) -> ScanResult:
+    """The scan of every root (``under`` None), or of each path of ``under`` merged into
+    one result; each warning goes to ``warn(path, text)`` (a sync's job notes them)."""
+    if under is None:
+        result = scan(config, None)
+        for warning in result.warnings:
+            warn("(scan)", f"warning: {warning}")
+        return result
+    files: dict[str, FileEntry] = {}
+    oversized: dict[str, FileEntry] = {}
+    passed: dict[str, Passed] = {}
+    for path in under:
+        if not os.path.lexists(path):
+            continue  # gone: reconciling it means deleting what was indexed
+        try:
+            found = scan(config, path)
+        except PathOutsideRootsError:
+            # A link now leading outside every root (the watcher names such paths): not
+            # part of the corpus, as in a full scan, so what was indexed under it goes.
+            continue
+        for warning in found.warnings:
+            warn(str(path), f"warning: {warning}")
+        files.update((e.source, e) for e in found.files)
+        oversized.update((e.source, e) for e in found.oversized)
+        passed.update((e.source, e) for e in found.passed)
+    return ScanResult(list(files.values()), [], list(oversized.values()), list(passed.values()))

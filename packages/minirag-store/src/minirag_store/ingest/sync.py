@@ -15,6 +15,9 @@ nor the model. Per file:
   user chose not to index would otherwise fail every sync until it is deleted;
 * indexed but gone from the scan -> deleted, except an image that is still on disk
   while the OCR add-on is missing: it is kept and counted ``unreadable``.
+* read, but holding no text -> counted ``skipped`` with a ``skipped-empty`` entry in
+  ``errors``, and remembered (:mod:`empties`): not read again until it changes;
+* of a type minirag does not read -> counted ``unsupported`` (and ``scanned``), named.
 
 Only file sources inside the current roots (and the requested path) are ever deleted;
 data and URL sources are never touched. One sync at a time per index: the flock of a
@@ -44,7 +47,7 @@ from minirag_store.ingest.plan import Scope, SyncPlan, plan_sync
 from minirag_store.ingest.watch import Watching
 from minirag_store.ingest.workers import Parsed, parse_all
 from minirag_store.paths import root_of, source_for_path
-from minirag_store.results import JobStatus
+from minirag_store.results import JobStatus, SyncOrigin
 
 if TYPE_CHECKING:
     from minirag_store.parts import Ingesting
@@ -56,33 +59,6 @@ __all__ = ["Scope", "SyncManager", "SyncPlan", "plan_sync", "reconcile"]
 #: sync it cancelled to end (the writer completes the window it holds: at most 512 chunks
 #: to embed, then the sync's end: its commit and maintenance).
 PREEMPT_WAIT_SECONDS = 60.0
-
-
-def _scan(config: Config, under: Scope, job: Job) -> Any:
-    """The scan of every root, or of each path of ``under`` merged into one result."""
-    from minirag_store.ingest.scan import ScanResult, scan
-
-    if under is None:
-        result = scan(config, None)
-        for warning in result.warnings:
-            job.note("(scan)", f"warning: {warning}")
-        return result
-    files: dict[str, Any] = {}
-    oversized: dict[str, Any] = {}
-    for path in under:
-        if not os.path.lexists(path):
-            continue  # gone: reconciling it means deleting what was indexed
-        try:
-            found = scan(config, path)
-        except PathOutsideRootsError:
-            # A link now leading outside every root (the watcher names such paths): not
-            # part of the corpus, as in a full scan, so what was indexed under it goes.
-            continue
-        for warning in found.warnings:
-            job.note(str(path), f"warning: {warning}")
-        files.update((e.source, e) for e in found.files)
-        oversized.update((e.source, e) for e in found.oversized)
-    return ScanResult(list(files.values()), [], list(oversized.values()))
 
 
 def _unreadable_message() -> str:
@@ -104,6 +80,10 @@ def _record_plan(job: Job, plan: SyncPlan, config: Config) -> None:
         job.done += 1
     for source in plan.unreadable:
         job.note(source, _unreadable_message(), count="unreadable")
+    for source, reason in plan.empty:
+        job.note(source, f"skipped-empty: {reason}", count="skipped")
+        job.done += 1
+    job.record("unsupported", plan.unsupported)
 
 
 def _touch(table: Any, touched: list[Parsed]) -> None:
@@ -128,21 +108,24 @@ def reconcile(
     embedded and written on that cluster (:mod:`minirag_store.ingest.distributed`)."""
     from minirag_store.index.storage import summary
     from minirag_store.index.storage.keyword_column import KEYWORDS_VERSION
+    from minirag_store.ingest import empties
+    from minirag_store.ingest.scan import scan_scope
 
     config = index.config
-    scanned = _scan(config, under, job)
+    scanned = scan_scope(config, under, job.note)
+    known_empty = empties.load(config.db_path)
     # The summary file answers a sync with nothing to do without opening LanceDB or the
     # model; a stale or absent one (or another model's: the table raises the mismatch)
     # means reading the table.
     current = summary.load(config.db_path)
     if current is not None and current.model_id == config.model_name:
-        plan = plan_sync(config, scanned, current.sources, under)
+        plan = plan_sync(config, scanned, current.sources, under, known_empty)
         if not (plan.tasks or plan.to_delete or current.keywords_stale(KEYWORDS_VERSION)):
             _record_plan(job, plan, config)
             report_progress(job, progress, None, finished=False)
             return
     table = index.table()
-    plan = plan_sync(config, scanned, table.source_meta(), under)
+    plan = plan_sync(config, scanned, table.source_meta(), under, known_empty)
     _record_plan(job, plan, config)
     report_progress(job, progress, None, finished=False)  # the scan's report: totals known
     if plan.to_delete and not job.cancel_requested:
@@ -154,22 +137,44 @@ def reconcile(
             table.maintain()
         return
     touched: list[Parsed] = []
+    try:
+        _parse_and_write(index, job, plan, touched, progress=progress, ray=ray)
+    finally:
+        _touch(table, touched)
+        scope = tuple(str(path) for path in under) if under is not None else None
+        present = {entry.source for entry in scanned.files}
+        tasks = [task.source for task in plan.tasks]
+        found = empties.updated(known_empty, tasks, present, scope, job.empty)
+        if found != known_empty:
+            empties.store(config.db_path, found)
+
+
+def _parse_and_write(
+    index: Ingesting,
+    job: Job,
+    plan: SyncPlan,
+    touched: list[Parsed],
+    *,
+    progress: ProgressCallback | None,
+    ray: str | None,
+) -> None:
+    """Parse ``plan``'s tasks (here or on Ray) and write them, counting into ``job``."""
     if ray is not None:
         from minirag_store.ingest.distributed import sync_on_ray
 
-        try:
-            sync_on_ray(index, job, plan.tasks, ray, progress=progress, touched=touched)
-        finally:
-            _touch(table, touched)
+        sync_on_ray(index, job, plan.tasks, ray, progress=progress, touched=touched)
         return
     stream = parse_all(
-        plan.tasks, config, cancelled=lambda: job.cancel_requested, idle=idle_seconds()
+        plan.tasks,
+        index.config,
+        cancelled=lambda: job.cancel_requested,
+        idle=idle_seconds(),
+        busy=lambda source: setattr(job, "reading", source),
     )
     try:
         write_parsed(index, job, stream, progress=progress, touched=touched)
     finally:
         stream.close()  # after a cancel: stop the parse pool now, not at garbage collection
-        _touch(table, touched)
 
 
 class SyncManager:
@@ -265,6 +270,7 @@ class SyncManager:
         ray: str | None = None,
         *,
         ahead: Job | None = None,
+        origin: SyncOrigin = "client",
     ) -> None:
         if lock is None:
             assert ahead is not None, "a job without its lock waits for the watcher's sync"
@@ -281,12 +287,20 @@ class SyncManager:
         except Exception as e:  # a background job reports what broke instead of dying silently
             error = failure_text(self._index.config, e)
         finally:
-            # Release before publishing the terminal state: a client that restarts as soon
-            # as it sees "succeeded" must not meet this process's own flock.
-            lock.release()
             if (lost := lease_lost(lock)) is not None:
                 state, error = "failed", lost
+            # Recorded under the lock (no other sync's record interleaves), released
+            # before publishing the terminal state: a client that restarts as soon as it
+            # sees "succeeded" must not meet this process's own flock.
+            self._remember(job, state, error, origin)
+            lock.release()
             job.finish(state, error)  # type: ignore[arg-type]
+
+    def _remember(self, job: Job, state: str, error: str | None, origin: SyncOrigin) -> None:
+        """The index's record of this sync as it ends (:mod:`.record`)."""
+        from minirag_store.ingest.record import remember
+
+        remember(self._index.config.db_path, job.ending(state, error), origin)  # type: ignore[arg-type]
 
     def _ray(self, ray: str | None) -> str | None:
         """The Ray address a sync someone asked for runs on: ``ray`` ("" = the configured
@@ -300,7 +314,9 @@ class SyncManager:
         check_installed()
         return address or self._index.config.ray_address or LOCAL
 
-    def start(self, path: str | None = None, *, ray: str | None = None) -> str:
+    def start(
+        self, path: str | None = None, *, ray: str | None = None, origin: SyncOrigin = "client"
+    ) -> str:
         """Start a background sync; returns its jobId at once. Refuses at once when busy;
         a watcher's sync in the way is cancelled to make way, and the job waits for it
         in its own thread, ``pending`` meanwhile (see :meth:`_begin`)."""
@@ -310,7 +326,7 @@ class SyncManager:
         thread = threading.Thread(
             target=self._work,
             args=(job, lock, under, None, address),
-            kwargs={"ahead": ahead},
+            kwargs={"ahead": ahead, "origin": origin},
             name=f"minirag-sync-{job.job_id}",
         )
         thread.daemon = True
@@ -330,13 +346,14 @@ class SyncManager:
         progress: ProgressCallback | None = None,
         *,
         ray: str | None = None,
+        origin: SyncOrigin = "cli",
     ) -> JobStatus:
         """Sync in the calling thread and return the finished job (before a watcher's,
         which is cancelled and waited for); ``ray``: on a Ray cluster (see :meth:`_ray`)."""
         under = self._under(path)
         address = self._ray(ray)
         job, lock, ahead = self._begin(under, foreground=True, preempt=True)
-        self._work(job, lock, under, progress, address, ahead=ahead)
+        self._work(job, lock, under, progress, address, ahead=ahead, origin=origin)
         return job.snapshot()
 
     def run_paths(
@@ -350,7 +367,7 @@ class SyncManager:
         under = None if paths is None else tuple(self._inside(p) for p in paths)
         job, lock, _ = self._begin(under, foreground=False, watcher=True)
         try:
-            self._work(job, lock, under, progress)
+            self._work(job, lock, under, progress, origin="watcher")
         finally:
             self._watch_job = None
         return job.snapshot()

@@ -10,6 +10,8 @@
 - Connect and read timeouts, an overall deadline, and ``MAX_FILE_SIZE`` enforced while
   the body streams in.
 
+The body is then converted by its content type (:func:`convert_fetched`).
+
 A refusal is :class:`UrlRefusedError`; anything that goes wrong with a permitted fetch is
 :class:`FetchError`; both name the host.
 """
@@ -18,16 +20,26 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from minirag_store.errors import FetchError, InvalidArgumentError, UrlRefusedError
+from minirag_store.errors import ConversionError, FetchError, InvalidArgumentError, UrlRefusedError
 from minirag_store.ingest.netguard import Guard, Resolver, resolve_host, system_resolver
 
 if TYPE_CHECKING:
     from minirag_store.config import Config
+    from minirag_store.convert.engine import Converted
 
-__all__ = ["MAX_REDIRECTS", "Fetched", "Timeouts", "UrlTarget", "check_url", "fetch"]
+__all__ = [
+    "MAX_REDIRECTS",
+    "Fetched",
+    "Timeouts",
+    "UrlTarget",
+    "check_url",
+    "convert_fetched",
+    "fetch",
+]
 
 MAX_REDIRECTS = 5
 _REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
@@ -232,3 +244,59 @@ def fetch(
             response.release_conn()
             pool.close()
     raise FetchError(f"Too many redirects (more than {MAX_REDIRECTS}) fetching {url}")
+
+
+_TEXT_TYPES: dict[str, str] = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+}
+_FILE_TYPES: dict[str, str] = {
+    "application/pdf": ".pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/epub+zip": ".epub",
+    "text/csv": ".csv",
+}
+
+
+def convert_fetched(fetched: Fetched, config: Config, title: str | None) -> Converted:
+    """Convert a fetched body by its content type (falling back to the URL's suffix)."""
+    from minirag_store.convert.converter import convert_data
+    from minirag_store.convert.encoding import decode_text
+
+    body = fetched.body
+    ctype = (fetched.content_type or "").split(";")[0].strip().lower()
+    final_url = fetched.final_url
+    suffix = _FILE_TYPES.get(ctype) or Path(urlsplit(final_url).path).suffix.lower()
+    fmt = _TEXT_TYPES.get(ctype)
+    if fmt is None and suffix in {".html", ".htm", ".md", ".markdown", ".txt"}:
+        fmt = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}.get(suffix, "html")
+    if fmt is not None:
+        return convert_data(decode_text(body, html=fmt == "html"), fmt, title)
+    if suffix not in _FILE_TYPES.values():
+        raise ConversionError(
+            f"{final_url} returned {ctype or 'an unknown content type'}, which minirag cannot "
+            "convert; supported: html, text, markdown, pdf, docx, pptx, xlsx, epub, csv"
+        )
+    return _convert_bytes_as_file(config, body, suffix, title)
+
+
+def _convert_bytes_as_file(
+    config: Config, body: bytes, suffix: str, title: str | None
+) -> Converted:
+    import tempfile
+
+    from minirag_store.convert.converter import convert_file
+    from minirag_store.convert.engine import Converted
+
+    with tempfile.TemporaryDirectory(prefix="minirag-url-") as tmp:
+        path = Path(tmp) / f"download{suffix}"
+        path.write_bytes(body)
+        converted = convert_file(path, config)
+    # The temp name says nothing; an explicit title wins, else the document's own.
+    chosen = title or (converted.title if converted.title != "download" else None)
+    return Converted(converted.markdown, chosen, converted.ocr_engine, converted.marks)

@@ -38,6 +38,7 @@ from minirag_store.ingest.changes import (
     relevant_change,
     shared_index,
 )
+from minirag_store.ingest.jobs import only_files_failed
 from minirag_store.results import JobStatus, WatchBatch
 
 if TYPE_CHECKING:
@@ -235,8 +236,8 @@ class Watcher:
             log.warning("watch: could not sync %s: %s", scopes or "the roots", e)
             return FAILED_RETRY_SECONDS
         self._report(job, changed, mode, self._clock() - started)
-        if self._stop.is_set() or job["state"] == "succeeded":
-            return None
+        if self._stop.is_set() or job["state"] == "succeeded" or only_files_failed(job):
+            return None  # a file that failed to convert fails again until it changes
         # Cancelled: it made way for a sync someone asked for (what it wrote stays), and
         # is applied again after that one. Failed: kept, and tried again later.
         return BUSY_RETRY_SECONDS if job["state"] == "cancelled" else FAILED_RETRY_SECONDS

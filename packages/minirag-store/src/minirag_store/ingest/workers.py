@@ -11,16 +11,22 @@ to the value already indexed comes back ``unchanged`` without being converted at
 
 With ``idle`` set, the stream also yields ``None`` whenever that long passes without a
 result, so its consumer (the writer) can commit what it holds while a slow file parses.
+
+Each result carries the time its conversion took in the worker and the OCR pages and
+seconds within it (measured there, :data:`~minirag_store.convert.ocr.METER`): a sync's
+report names its slowest files and where their time went.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +34,7 @@ from minirag_store.config import Config
 
 if TYPE_CHECKING:
     from minirag_store.convert.engine import Converted
+    from minirag_store.results import SlowFile
 
 __all__ = [
     "POOL_THRESHOLD",
@@ -73,6 +80,10 @@ class Parsed:
     ocr_engine: str = ""
     error: str | None = None
     marks: tuple[tuple[int, dict[str, Any]], ...] = ()  # the conversion's (convert/marks.py)
+    empty: bool = False  # read, but no text in it: ``error`` says so; skipped, not failed
+    convert_seconds: float = 0.0  # the conversion's wall time in the worker, OCR included
+    ocr_pages: int = 0  # pages (image frames) OCRed, and the seconds that took
+    ocr_seconds: float = 0.0
 
     @classmethod
     def of(cls, source: str, digest: tuple[str, int, float], converted: Converted) -> Parsed:
@@ -88,6 +99,19 @@ class Parsed:
             ocr_engine=converted.ocr_engine,
             marks=converted.marks,
         )
+
+    def slow(self, chunk: float = 0.0, embed: float = 0.0, chunks: int = 0) -> SlowFile:
+        """This file's measured times, with the writer's ``chunk`` and ``embed`` seconds."""
+        return {
+            "source": self.source,
+            "seconds": round(self.convert_seconds + chunk + embed, 3),
+            "convertSeconds": round(self.convert_seconds, 3),
+            "ocrPages": self.ocr_pages,
+            "ocrSeconds": round(self.ocr_seconds, 3),
+            "chunkSeconds": round(chunk, 3),
+            "embedSeconds": round(embed, 3),
+            "chunks": chunks,
+        }
 
 
 def default_workers() -> int:
@@ -107,8 +131,7 @@ def file_digest(path: str | Path) -> tuple[str, int, float]:
 
 def parse_one(task: ParseTask, config: Config) -> Parsed:
     """Hash and convert one file; never raises for a per-file problem (it is returned)."""
-    from minirag_store.convert.converter import convert_file
-    from minirag_store.errors import MiniragError
+    from minirag_store.convert.ocr import METER
 
     try:
         file_hash, size, mtime = file_digest(task.path)
@@ -116,13 +139,45 @@ def parse_one(task: ParseTask, config: Config) -> Parsed:
         return Parsed(task.source, error=f"could not read the file: {e.strerror or e}")
     if task.known_hash is not None and file_hash == task.known_hash:
         return Parsed(task.source, size, mtime, file_hash, unchanged=True)
+    _load_engine(task.path)
+    pages, ocr, started = METER.pages, METER.seconds, time.perf_counter()
+    parsed = _convert(task, config, (file_hash, size, mtime))
+    return replace(
+        parsed,
+        convert_seconds=time.perf_counter() - started,
+        ocr_pages=METER.pages - pages,
+        ocr_seconds=METER.seconds - ocr,
+    )
+
+
+def _load_engine(path: str) -> None:
+    """Load markitdown before timing a file that is read with it: its import in a new
+    worker (seconds, once) is not that file's conversion time."""
+    from minirag_store.convert.formats import IMAGE_EXTENSIONS, PLAIN_EXTENSIONS
+
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in PLAIN_EXTENSIONS and ext not in IMAGE_EXTENSIONS:
+        from minirag_store.convert.engine import load_engine
+
+        # A broken install fails the conversion itself, with the file named: not here.
+        with contextlib.suppress(Exception):
+            load_engine()
+
+
+def _convert(task: ParseTask, config: Config, digest: tuple[str, int, float]) -> Parsed:
+    from minirag_store.convert.converter import convert_file
+    from minirag_store.errors import EmptyDocumentError, MiniragError
+
+    file_hash, size, mtime = digest
     try:
         converted = convert_file(Path(task.path), config)
+    except EmptyDocumentError as e:
+        return Parsed(task.source, size, mtime, file_hash, error=str(e), empty=True)
     except MiniragError as e:
         return Parsed(task.source, size, mtime, file_hash, error=str(e))
     except Exception as e:  # a converter bug on one file must not end the whole sync
         return Parsed(task.source, size, mtime, file_hash, error=f"{type(e).__name__}: {e}")
-    return Parsed.of(task.source, (file_hash, size, mtime), converted)
+    return Parsed.of(task.source, digest, converted)
 
 
 def _warm() -> None:
@@ -141,6 +196,7 @@ def parse_all(
     cancelled: Callable[[], bool] = lambda: False,
     workers: int | None = None,
     idle: float | None = None,
+    busy: Callable[[str], None] | None = None,
 ) -> Generator[Parsed | None, None, None]:
     """Parse ``tasks``, yielding results as they complete (not in task order).
 
@@ -148,16 +204,19 @@ def parse_all(
     is unsafe once LanceDB and onnxruntime threads exist) with a bounded number in
     flight. Stops submitting as soon as ``cancelled()`` turns true. With ``idle``
     seconds, a pooled parse yields ``None`` each time that long passes with no result
-    (without ``idle`` it never yields ``None``).
+    (without ``idle`` it never yields ``None``). ``busy(source)`` is told the file being
+    read (in a pool: the one longest in flight) before each wait, for a progress line.
     """
     count = workers if workers is not None else default_workers()
+    reading = busy or (lambda source: None)
     if len(tasks) < POOL_THRESHOLD or count < 1:
         for task in tasks:
             if cancelled():
                 return
+            reading(task.source)
             yield parse_one(task, config)
         return
-    yield from _pooled(tasks, config, cancelled, count, idle)
+    yield from _pooled(tasks, config, cancelled, count, idle=idle, reading=reading)
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:
@@ -172,7 +231,9 @@ def _pooled(
     config: Config,
     cancelled: Callable[[], bool],
     workers: int,
+    *,
     idle: float | None,
+    reading: Callable[[str], None],
 ) -> Iterator[Parsed | None]:
     queue = iter(tasks)
     limit = workers * _IN_FLIGHT_PER_WORKER + _IN_FLIGHT_EXTRA
@@ -184,6 +245,7 @@ def _pooled(
             _fill(pool, queue, pending, limit, config)
             if not pending:
                 break
+            reading(next(iter(pending.values())).source)  # submitted first: longest in flight
             done, _ = wait(pending, timeout=idle, return_when=FIRST_COMPLETED)
             if not done:
                 yield None  # nothing finished for ``idle`` seconds

@@ -103,14 +103,20 @@ class _Window:
     embed: list[list[str]] = field(default_factory=list)  # what each row's vector is made from
     chunks: int = 0
     since: float = 0.0
+    #: Per document: seconds chunking it, and its share of the embedding batches (each
+    #: batch's measured time split by its rows: what :attr:`DocumentWriter.timing` reports).
+    seconds: list[list[float]] = field(default_factory=list)
 
-    def add(self, doc: Document, rows: list[dict[str, Any]], embed: list[str], now: float) -> None:
+    def add(
+        self, doc: Document, rows: list[dict[str, Any]], embed: list[str], now: float, took: float
+    ) -> None:
         if not self.docs:
             self.since = now
         self.docs.append(doc)
         self.rows.append(rows)
         self.embed.append(embed)
         self.chunks += len(rows)
+        self.seconds.append([took, 0.0])
 
     def holds(self, source: str) -> bool:
         return any(d.source == source for d in self.docs)
@@ -156,6 +162,9 @@ class DocumentWriter:
         self.embedded = 0  # chunks run through the model
         self._unmaintained = 0  # rows committed since the last maintenance
         self.reused = 0  # chunks that kept a stored vector (the same embedding input)
+        #: source -> (seconds chunking, seconds embedding) of each committed document, for
+        #: the caller to take (``pop``) as :meth:`write` yields it: a sync's slowest files.
+        self.timing: dict[str, tuple[float, float]] = {}
 
     def _rows(self, doc: Document) -> tuple[list[dict[str, Any]], list[str]]:
         return document_rows(doc, self._embedder.count_tokens, self._budget)
@@ -176,12 +185,14 @@ class DocumentWriter:
                 continue
             if self._window.holds(doc.source):
                 yield from self._flush()  # one commit must not hold two versions of a source
+            started = time.perf_counter()
             try:
                 rows, embed = self._rows(doc)
             except Exception:
                 yield from self._flush()
                 raise
-            self._window.add(doc, rows, embed, self._clock())
+            took = time.perf_counter() - started
+            self._window.add(doc, rows, embed, self._clock(), took)
             if self._window.full() or self._waited():
                 yield from self._flush()
         yield from self._flush()
@@ -211,8 +222,11 @@ class DocumentWriter:
         self.embedded += len(order)
         for start in range(0, len(order), EMBED_BATCH):
             batch = order[start : start + EMBED_BATCH]
+            started = time.perf_counter()
             embedded = self._embedder.embed_passages([window.embed[d][r] for d, r in batch])
+            share = (time.perf_counter() - started) / len(batch)
             for (d, r), vector in zip(batch, embedded, strict=True):
+                window.seconds[d][1] += share
                 vectors[d][r] = vector
                 left[d] -= 1
                 if left[d] == 0:
@@ -260,6 +274,7 @@ class DocumentWriter:
             self._table.maintain(summarize=False)  # finish() leaves the summary
             self._unmaintained = 0
         for d in ready:
+            self.timing[window.docs[d].source] = (window.seconds[d][0], window.seconds[d][1])
             yield window.docs[d], len(window.rows[d])
 
     def finish(self) -> None:
