@@ -26,6 +26,7 @@ from minirag_store.index.search.evidence import (
     WordCounts,
     count_cap,
     judge,
+    match_notice,
     padding,
 )
 from minirag_store.index.search.fusion import (
@@ -156,7 +157,7 @@ def run_query(
         in_wire_order({**hit, "match": _match_field(j)})
         for hit, j in zip(result["results"], judged, strict=True)
     ]
-    notice = _match_notice(counts, judged) if found else None
+    notice = match_notice(counts, judged) if found else None
     if found:
         result["bestMatch"] = LEVELS[min(LEVELS.index(j.level) for j in judged)]
     else:
@@ -198,24 +199,6 @@ def _match_field(judged: Judged) -> HitMatch:
     if judged.z is not None:
         out["z"] = _short(judged.z)
     return out
-
-
-def _match_notice(counts: WordCounts, judged: list[Judged]) -> str | None:
-    """What the answer says of its own evidence: the query's words no document holds, and
-    that the best hits are only loosely related when no hit is better than weak."""
-    said = []
-    absent = counts.absent()
-    if absent:
-        names = ", ".join(f'"{w}"' for w in absent[:8])
-        said.append(f"No document contains {names}.")
-    if all(j.level == "weak" for j in judged):
-        why = "" if counts.searchable else " (the query has no word to search for)"
-        said.append(
-            f"Nothing really matches{why}: the best hits are only loosely related. Try other "
-            "wording or exact terms; if they still do not answer it, the documents may not "
-            "cover this."
-        )
-    return " ".join(said) or None
 
 
 def answer_query(

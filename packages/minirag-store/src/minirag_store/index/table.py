@@ -6,19 +6,14 @@ Design notes:
   (:mod:`minirag_store.index.search.vectors`; docs/decisions/float16-vectors.md).
 * The model that built the index (name + dimension) lives in the table's schema metadata;
   opening with another model raises :class:`IndexMismatchError`.
-* A source is replaced in **one commit**: an append when it has no rows yet, else its new
-  rows written as fragments and committed in one Lance ``Update`` with deletion vectors on
-  the fragments that held the old ones (:mod:`minirag_store.index.storage.commits`). A
-  reader sees the old chunks or the new ones, never a mix and never none, and a crash
-  mid-write leaves the previous version (docs/decisions/source-commits.md).
-* The FTS index is over our own ``keywords`` column (see :mod:`minirag_store.index.text.keywords`);
-  Lance also searches rows added since the last index update, and :meth:`maintain` folds
-  them in, compacts fragments and deletes old versions, once per batch or sync.
-* ``source``, ``parent_id`` and ``id`` carry BTREE scalar indexes: per-source, per-section
-  and per-id look-ups (neighbours, read, delete, the merge on ``id``) scan no whole table.
-* Search (:mod:`minirag_store.index.search.searcher`) reads from an in-memory snapshot of the
-  latest version, reloaded once per commit, or past ``RAG_ANN_MIN_CHUNKS`` through the
-  IVF index that :meth:`maintain` builds (:mod:`minirag_store.index.search.ann`).
+* A source is replaced in **one commit** (:mod:`minirag_store.index.storage.commits`): a
+  reader sees the old chunks or the new ones, never a mix nor none; a crash mid-write
+  leaves the previous version (docs/decisions/source-commits.md).
+* The FTS index is over our own ``keywords`` column (:mod:`.text.keywords`); rows added
+  since its last update are searched too; :meth:`maintain` folds them in, compacts, prunes.
+* BTREE indexes on ``source``, ``parent_id`` and ``id``: no look-up scans the table.
+* Search (:mod:`.search.searcher`): an in-memory snapshot of the latest version, or past
+  ``RAG_ANN_MIN_CHUNKS`` the IVF index :meth:`maintain` builds (:mod:`.search.ann`).
 """
 
 from __future__ import annotations
@@ -110,12 +105,9 @@ class ChunkTable:
     def open_existing(
         cls, db_path: Location, model_id: str, options: Options = (), *, ann: Ann = None
     ) -> ChunkTable | None:
-        """Open a table that already records its model, checking only the model's name.
-
-        Reads, listings and deletes need no embedding model: this lets them skip the
-        seconds a model load costs. None when there is no table yet (creating one needs
-        the model's dimension, so the caller then loads the model and uses :meth:`open`).
-        """
+        """Open a table that already records its model, checking only its name: reads,
+        listings and deletes skip the model's load. None when there is no table yet
+        (creating one needs the model's dimension: then :meth:`open`)."""
         table = cls.peek(db_path, options, ann=ann)
         if table is None or not table.model_id:
             return None
@@ -379,16 +371,14 @@ class ChunkTable:
     def vector_search(
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
-        """Nearest chunks by cosine distance, best first: ``id``, ``source``,
-        ``parent_id``, ``_distance`` (see :mod:`minirag_store.index.search.searcher`)."""
+        """Nearest chunks, best first: ``id``, ``source``, ``parent_id``, ``_distance``."""
         return self._search.vector_pass(vector, limit, scopes).rows
 
     def vector_pass(
         self, vector: np.ndarray, limit: int, scopes: Sequence[str] | None, *, source: bool = True
     ) -> VectorPass:
-        """:meth:`vector_search`, plus ``similarity(ids, known)``: the cosine of each chunk
-        of ``ids`` still in the table, asked once the keyword search is done (the fusion
-        scores keyword-only candidates with it). ``source``: see :meth:`keyword_search`."""
+        """:meth:`vector_search`, plus ``similarity(ids, known)``: the cosines the fusion
+        scores keyword-only candidates with. ``source``: see :meth:`keyword_search`."""
         return self._search.vector_pass(vector, limit, scopes, source=source)
 
     def term_counts(
@@ -404,7 +394,6 @@ class ChunkTable:
     def keyword_search(
         self, text: str, limit: int, scope_sql: str | None = None, *, source: bool = True
     ) -> list[dict[str, Any]]:
-        """BM25 hits over the keyword column, best first: ``id``, ``source``,
-        ``parent_id``, ``_score``; [] when the query has no searchable term. ``source``
-        False: rows may lack ``source`` (past the ANN threshold it is not read)."""
+        """BM25 hits, best first: ``id``, ``source``, ``parent_id``, ``_score`` ([]: nothing
+        to search). ``source`` False: rows may lack it (not read past the ANN threshold)."""
         return self._search.keyword_search(text, limit, scope_sql, source=source)

@@ -44,6 +44,7 @@ from minirag_store.ingest.operations import (
     write_parsed,
 )
 from minirag_store.ingest.plan import Scope, SyncPlan, plan_sync
+from minirag_store.ingest.record import remember
 from minirag_store.ingest.watch import Watching
 from minirag_store.ingest.workers import Parsed, parse_all
 from minirag_store.paths import root_of, source_for_path
@@ -292,15 +293,9 @@ class SyncManager:
             # Recorded under the lock (no other sync's record interleaves), released
             # before publishing the terminal state: a client that restarts as soon as it
             # sees "succeeded" must not meet this process's own flock.
-            self._remember(job, state, error, origin)
+            remember(self._index.config.db_path, job.ending(state, error), origin)  # type: ignore[arg-type]
             lock.release()
             job.finish(state, error)  # type: ignore[arg-type]
-
-    def _remember(self, job: Job, state: str, error: str | None, origin: SyncOrigin) -> None:
-        """The index's record of this sync as it ends (:mod:`.record`)."""
-        from minirag_store.ingest.record import remember
-
-        remember(self._index.config.db_path, job.ending(state, error), origin)  # type: ignore[arg-type]
 
     def _ray(self, ray: str | None) -> str | None:
         """The Ray address a sync someone asked for runs on: ``ray`` ("" = the configured

@@ -53,6 +53,7 @@ __all__ = [
     "count_cap",
     "judge",
     "level",
+    "match_notice",
     "padding",
     "strength",
 ]
@@ -207,3 +208,21 @@ def padding(counts: WordCounts, judged: Sequence[Judged], sources: Sequence[str]
         j.level == "weak" and not j.found and src not in matched
         for src, j in zip(sources, judged, strict=True)
     ]
+
+
+def match_notice(counts: WordCounts, judged: list[Judged]) -> str | None:
+    """What the answer says of its own evidence: the query's words no document holds, and
+    that the best hits are only loosely related when no hit is better than weak."""
+    said = []
+    absent = counts.absent()
+    if absent:
+        names = ", ".join(f'"{w}"' for w in absent[:8])
+        said.append(f"No document contains {names}.")
+    if all(j.level == "weak" for j in judged):
+        why = "" if counts.searchable else " (the query has no word to search for)"
+        said.append(
+            f"Nothing really matches{why}: the best hits are only loosely related. Try other "
+            "wording or exact terms; if they still do not answer it, the documents may not "
+            "cover this."
+        )
+    return " ".join(said) or None
