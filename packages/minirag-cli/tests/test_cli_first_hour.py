@@ -60,7 +60,8 @@ def test_status_lists_the_synced_indexes_and_says_where_things_came_from(run_cli
     flagged = run_cli("status", "--json", "--base-dir", str(home["root"]), env=home["env"])
     assert flagged.json()["rootsFrom"] == "--base-dir"
     human = run_cli("status", cwd=home["home"], env=home["env"])
-    assert f"{home['root']} -> {index}" in human.stdout
+    # the table folds a long path at the terminal's width (the test's tmp paths are long)
+    assert f"{home['root']}->{index}" in "".join(human.stdout.split())
 
 
 def test_from_a_subfolder_every_path_form_reads_the_same_document(run_cli, home):

@@ -91,9 +91,9 @@ def test_each_source_counts_its_hits_and_numbers_sit_behind_a_toggle(page):
     counts = re.findall(r'<span class="meta">\((\d+) hits?', sources)
     assert counts and all(int(n) >= 1 for n in counts), sources
     hits = found[: found.index('id="sources-h"')]
-    assert sum(int(n) for n in counts) == hits.count('<li class="hit">')
+    assert sum(int(n) for n in counts) == hits.count('<li class="hit')
     # chunk numbers and the fused score only inside <details>, never on the hit's face
-    for hit in re.findall(r'<li class="hit">(.*?)</li>', hits, re.S):
+    for hit in re.findall(r'<li class="hit[^"]*">(.*?)</li>', hits, re.S):
         face, _, details = hit.partition('<details class="why">')
         assert "score" not in face and "#" not in re.sub(r"<[^>]+>|&#\d+;", "", face)
         assert "fused score" in details and "chunk" in details
