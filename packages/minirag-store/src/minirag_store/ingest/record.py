@@ -55,7 +55,11 @@ def last_sync(db_path: Path | None) -> LastSync | None:
 
 def failed_files(db_path: Path | None) -> dict[str, str]:
     """``{source: error}`` of the files syncs failed on and have not indexed since."""
-    failed = _load(db_path).get("failed")
+    return _failed(_load(db_path))
+
+
+def _failed(data: dict[str, Any]) -> dict[str, str]:
+    failed = data.get("failed")
     if not isinstance(failed, dict):
         return {}
     return {str(k): str(v) for k, v in failed.items()}
@@ -68,7 +72,7 @@ def remember(db_path: Path | None, job: JobStatus, origin: SyncOrigin) -> None:
     if db_path is None:
         return
     data = _load(db_path)
-    failed = failed_files(db_path)
+    failed = _failed(data)  # from the one read of the record
     named = job.get("files") or {}
     for outcome in ("ingested", "deleted", "skipped", "unsupported", "unreadable"):
         for source in named.get(outcome, ()):  # type: ignore[attr-defined]
