@@ -22,9 +22,10 @@ from minirag_mcp.schemas import compact_parameters
 from minirag_mcp.server import create_server
 from minirag_store import Index
 
-#: Holds ``import onnxruntime`` (the model load, which only the warm-up does before a
-#: tool call) until the file named by WARM_UP_GATE exists. It waits in the loader, under
-#: onnxruntime's own module lock: a finder that waited would hold Python's global import
+#: Holds ``import $WARM_UP_HOLD`` (onnxruntime: the model load; lancedb: the table, which
+#: the documents' resources need too; only the warm-up loads either before a tool call)
+#: until the file named by WARM_UP_GATE exists. It waits in the loader, under the
+#: module's own lock: a finder that waited would hold Python's global import
 #: lock and stall every other thread's first import too (fastmcp imports modules lazily
 #: while answering tools/list), which a real slow import does not.
 GATE = """
@@ -42,7 +43,7 @@ class _Held(importlib.abc.Loader):
 
 class _Gate(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "onnxruntime":
+        if name != os.environ["WARM_UP_HOLD"]:
             return None
         sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -66,18 +67,30 @@ def call(server: RawServer, rid: int, tool: str, arguments: dict) -> dict:
     return reply["result"]
 
 
-def test_tools_list_is_answered_while_the_warm_up_is_held(corpus_env, tmp_path: Path):
+@pytest.mark.parametrize("held", ["onnxruntime", "lancedb"])
+def test_tools_list_is_answered_while_the_warm_up_is_held(corpus_env, tmp_path: Path, held: str):
+    # An index with documents in it: fastmcp's start asks every provider for background
+    # tasks, and a documents provider that answered by listing them opened the table
+    # (and imported lancedb) before the handshake could be answered.
+    index = Index.open(corpus_env)
+    assert index.ingest_data("Plums ship on Fridays.", "p")["chunkCount"] >= 1
+    index.close()
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(GATE, encoding="utf-8")
-    gate = tmp_path / "model-may-load"
-    env = {**corpus_env, "PYTHONPATH": str(tmp_path / "site"), "WARM_UP_GATE": str(gate)}
+    gate = tmp_path / "may-load"
+    env = {
+        **corpus_env,
+        "PYTHONPATH": str(tmp_path / "site"),
+        "WARM_UP_GATE": str(gate),
+        "WARM_UP_HOLD": held,
+    }
     server = RawServer(env)
     try:
         assert server.initialize()["instructions"] == INSTRUCTIONS
         listed, _ = server.request(1, "tools/list")
         assert len(listed["result"]["tools"]) == 12
-        status = call(server, 2, "status", {})
-        assert status["structuredContent"]["chunkCount"] == 0
+        status = call(server, 2, "status", {})  # from the index's summary, no table
+        assert status["structuredContent"]["chunkCount"] == 1
         assert server.proc.poll() is None and not gate.exists()
         gate.touch()
         made = call(server, 3, "ingest_data", {"data": "Kiwis ship on Mondays.", "source": "k"})
