@@ -55,6 +55,9 @@ class Writable(Stored, Protocol):
 
 
 class Ingesting(Writable, Protocol):
-    """... and the embedding model: what writing new chunks needs."""
+    """... and the embedding model: what writing new chunks needs; and whether the index
+    follows the files (``watch_state``: a watched index writes again soon)."""
 
     def embedder(self) -> Embedder: ...
+
+    def watch_state(self) -> tuple[str, str | None]: ...

@@ -90,10 +90,16 @@ def document_of(parsed: Parsed, source_type: SourceType = "file") -> Document:
 
 
 def writer_for(index: Ingesting) -> DocumentWriter:
-    """A writer into ``index``'s table with its model and chunk budget (one per batch)."""
+    """A writer into ``index``'s table with its model and chunk budget (one per batch); a
+    watched index keeps the language detector between batches (it writes again soon)."""
     from minirag_store.index.write.writer import DocumentWriter
 
-    return DocumentWriter(index.embedder(), index.table(), index.config.chunk_token_budget)
+    return DocumentWriter(
+        index.embedder(),
+        index.table(),
+        index.config.chunk_token_budget,
+        keep_languages=index.watch_state()[0] != "off",
+    )
 
 
 def write_parsed(

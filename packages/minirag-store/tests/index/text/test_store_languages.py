@@ -277,3 +277,60 @@ def test_two_threads_writing_at_once_load_the_language_detector_once(monkeypatch
         thread.join()
     assert len(loads) == 1
     assert sorted(told) == ["english", "german"]
+
+
+def _count_detector_loads(monkeypatch) -> list[int]:
+    from minirag_store.index.text import language
+    from py3langid.langid import LanguageIdentifier
+
+    loads: list[int] = []
+    real = LanguageIdentifier.from_model_file.__func__
+
+    def counted(cls, *args, **kwargs):
+        loads.append(1)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(LanguageIdentifier, "from_model_file", classmethod(counted))
+    language._loaded_detector.cache_clear()
+    return loads
+
+
+def test_a_sync_lets_the_detector_go_and_the_next_write_loads_it_again(
+    tmp_path, model_env, monkeypatch
+):
+    """The detector (~80 MB) is not held past a write that no other follows soon (a CLI
+    sync: its last maintenance is the process's peak); the next write still stems German."""
+    from minirag_store import Index
+
+    loads = _count_detector_loads(monkeypatch)
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "supply.md").write_text(CORPUS["de/supply.md"], encoding="utf-8")
+    index = Index.open({**model_env, "BASE_DIR": str(root), "DB_PATH": str(tmp_path / "db")})
+    try:
+        assert index.sync()["counts"]["ingested"] == 1
+        assert len(loads) == 1
+        (root / "bakery.md").write_text(CORPUS["de/bakery.md"], encoding="utf-8")
+        assert index.sync()["counts"]["ingested"] == 1
+        assert len(loads) == 2  # loaded again, not kept in between
+        hits = index.table().keyword_search("Bäckereien", 3)  # stemmed as German
+        assert hits and Path(hits[0]["source"]).name == "bakery.md"
+    finally:
+        index.close()
+
+
+def test_a_watched_index_keeps_the_detector_between_writes(tmp_path, model_env, monkeypatch):
+    from minirag_store import Index
+    from minirag_store.index.write.writer import Document, DocumentWriter
+
+    loads = _count_detector_loads(monkeypatch)
+    index = Index.open({**model_env, "BASE_DIR": str(tmp_path), "DB_PATH": str(tmp_path / "db")})
+    try:
+        for n, text in enumerate((CORPUS["de/supply.md"], CORPUS["de/bakery.md"])):
+            writer = DocumentWriter(index.embedder(), index.table(), 110, keep_languages=True)
+            doc = Document(source=f"d{n}", source_type="data", title=f"d{n}", markdown=text)
+            assert [chunks for _, chunks in writer.write([doc])]
+            writer.finish()
+        assert len(loads) == 1
+    finally:
+        index.close()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from minirag_store.index.embed.embed_inputs import embed_texts
 from minirag_store.index.storage.schema import parent_key
+from minirag_store.index.text.language import release_detector
 from minirag_store.index.text.readable import readable
 from minirag_store.index.write.chunk_locators import locate
 from minirag_store.locators import encode as encode_locator
@@ -136,7 +137,8 @@ class DocumentWriter:
 
     Use :meth:`write` for any number of documents, then :meth:`finish` once (index
     refresh + compaction). Not thread-safe: one writer per batch. ``clock`` is the time
-    source for :data:`COMMIT_SECONDS` (a test can pass its own).
+    source for :data:`COMMIT_SECONDS` (a test can pass its own); ``keep_languages``: see
+    :meth:`finish`.
     """
 
     def __init__(
@@ -146,8 +148,10 @@ class DocumentWriter:
         budget: int,
         *,
         clock: Callable[[], float] = time.monotonic,
+        keep_languages: bool = False,
     ) -> None:
         self._embedder = embedder
+        self._keep_languages = keep_languages
         self._table = table
         self._budget = budget
         self._clock = clock
@@ -279,7 +283,10 @@ class DocumentWriter:
 
     def finish(self) -> None:
         """Fold new rows into the indexes, compact and drop old versions (once per batch,
-        and every :data:`MAINTAIN_ROWS` committed rows before)."""
+        and every :data:`MAINTAIN_ROWS` committed rows before). The language detector is
+        let go first unless ``keep_languages`` (more writes follow soon: a watched index)."""
+        if not self._keep_languages:
+            release_detector()
         self._table.maintain()
         self._unmaintained = 0
 
